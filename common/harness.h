@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The one harness every chapter links. A chapter hands run_chapter() a Chapter: its name, its
+// launcher and the C tile one thread block computes (its traffic model). The harness owns the whole
+// sequence: options -> device -> buffers -> seeded fill -> cuBLAS reference -> NaN-poisoned C ->
+// one run -> verify -> time chapter and cuBLAS alike -> report. See docs/methodology.md.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace sgemm {
+
+// C = alpha * A * B + beta * C, all row-major and densely packed:
+// A is m x k (leading dimension k), B is k x n (ld n), C is m x n (ld n).
+// Kernels must be correct for every m, n, k >= 1. Products such as row * k can exceed 2^31,
+// so form them in 64 bits (the harness accepts any shape that fits in device memory).
+// When beta == 0, C must not be read: it holds NaN when the chapter runs (BLAS semantics).
+struct Problem {
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  float alpha = 1.0f;
+  float beta = 0.0f;
+};
+
+// Only computes the grid and launches on `stream`: no allocation, timing or synchronisation.
+// The harness checks cudaGetLastError() after every call.
+using Launcher = void (*)(const Problem& problem, const float* A, const float* B, float* C,
+                          cudaStream_t stream);
+
+struct Chapter {
+  const char* name;   // folder name, e.g. "03_thread_tiling"
+  const char* title;  // one line: the idea this chapter adds
+  Launcher launch;
+  // Traffic model: the C tile (tile_m x tile_n) one block computes from global memory. Every block
+  // reads its tile_m x K strip of A and K x tile_n strip of B once, and C is read and written once,
+  // so bytes = 4 * (M*K*ceil(N/tile_n) + K*N*ceil(M/tile_m) + 2*M*N). The naive kernel is tile 1x1.
+  int tile_m;
+  int tile_n;
+};
+
+// Runs the chapter as its main(); returns the process exit code (see ExitCode).
+int run_chapter(const Chapter& chapter, int argc, char** argv);
+
+enum ExitCode : int {
+  kExitPass = 0,          // every shape verified (or verification was switched off)
+  kExitWrongResult = 1,   // at least one shape failed verification
+  kExitUsage = 2,         // bad option, bad shape, bad device index
+  kExitRuntime = 3,       // no GPU, not enough memory, CUDA or cuBLAS failure
+};
+
+}  // namespace sgemm
