@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include "common/exit_codes.h"
+
 namespace sgemm {
 
 // C = alpha * A * B + beta * C, all row-major and densely packed:
@@ -38,14 +40,7 @@ struct Chapter {
   int tile_n;
 };
 
-// Runs the chapter as its main(); returns the process exit code (see ExitCode).
+// Runs the chapter as its main(); returns the process exit code (common/exit_codes.h).
 int run_chapter(const Chapter& chapter, int argc, char** argv);
-
-enum ExitCode : int {
-  kExitPass = 0,          // every shape verified (or verification was switched off)
-  kExitWrongResult = 1,   // at least one shape failed verification
-  kExitUsage = 2,         // bad option, bad shape, bad device index
-  kExitRuntime = 3,       // no GPU, not enough memory, CUDA or cuBLAS failure
-};
 
 }  // namespace sgemm

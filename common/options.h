@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// Command-line options of every chapter binary. Host-only, so the parsing and its errors are unit
+// tested without a GPU (tests/host/options_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sgemm {
+
+struct Shape {
+  int m = 0;
+  int n = 0;
+  int k = 0;
+};
+
+enum class OutputFormat { kTable, kCsv, kJson };
+enum class Reference { kCublas, kCpu };
+
+struct Options {
+  std::vector<Shape> shapes;    // the sweep, in the order given
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  int warmup = 3;               // untimed launches before sampling (module load, clocks, caches)
+  int samples = 30;             // timed launches per kernel and shape (upper bound, see budget)
+  double time_budget_s = 2.0;   // stop sampling a shape after this much kernel time (>= 5 samples)
+  bool verify = true;
+  bool verify_only = false;     // one verified run, no timing (sanitizers, profilers)
+  bool time_cublas = true;
+  double tolerance = 16.0;      // in units of FLT_EPSILON * sqrt(K); see verify.h
+  Reference reference = Reference::kCublas;
+  uint64_t seed = 2026;
+  int device = 0;
+  OutputFormat format = OutputFormat::kTable;
+  std::string output_path;      // empty: stdout
+  std::string command_line;     // as typed, for the report
+};
+
+// What parse_options() decided: either run (proceed), or stop with exit_code after printing
+// message (to stdout for --help/--version, to stderr for an error).
+struct ParseOutcome {
+  bool proceed = false;
+  int exit_code = 0;
+  std::string message;
+};
+
+ParseOutcome parse_options(int argc, const char* const* argv, const std::string& chapter_name,
+                           const std::string& chapter_title, Options* options);
+
+}  // namespace sgemm

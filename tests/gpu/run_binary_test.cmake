@@ -1,0 +1,27 @@
+# Runs one chapter-binary test (see cmake/GpuTests.cmake). Inputs:
+#   PROBE         bin/sgemm_gpu_probe: exit 0 when a CUDA GPU is usable
+#   TEST_COMMAND  the command, arguments separated by "|"
+#   EXPECT_RC     the exit code the command must return
+#   EXPECT_REGEX  optional: the output must match it
+#   NEEDS         gpu: skipped without a GPU; no_gpu: skipped with one; any: always runs
+execute_process(COMMAND "${PROBE}" RESULT_VARIABLE probe_rc OUTPUT_QUIET ERROR_QUIET)
+if(NEEDS STREQUAL "any")
+elseif(NEEDS STREQUAL "no_gpu")
+  if(probe_rc EQUAL 0)
+    message("SGEMM-SKIP: a CUDA GPU is present; this test is for machines without one")
+    return()
+  endif()
+elseif(NOT probe_rc EQUAL 0)
+  message("SGEMM-SKIP: no CUDA GPU on this machine")
+  return()
+endif()
+
+string(REPLACE "|" ";" command "${TEST_COMMAND}")
+execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "exit code ${rc}, expected ${EXPECT_RC}")
+endif()
+if(EXPECT_REGEX AND NOT "${out}${err}" MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "output does not match: ${EXPECT_REGEX}")
+endif()

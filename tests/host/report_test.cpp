@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// The report formats: the columns the issue asks for, valid JSON values, CSV quoting.
+#include "common/report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+
+namespace sgemm {
+namespace {
+
+DeviceInfo fixture_device() {
+  DeviceInfo d;
+  d.name = "Test GPU, \"quoted\"";
+  d.cc_major = 9;
+  d.sms = 132;
+  d.sm_clock_mhz = 1980;
+  d.fp32_lanes_per_sm = 128;
+  d.fp32_peak_tflops = 66.9;
+  d.dram_bandwidth_gbs = 3352.3;
+  d.ridge = 19.96;
+  return d;
+}
+
+Row fixture_row(bool pass) {
+  Row r;
+  r.chapter = "03_thread_tiling";
+  r.m = r.n = r.k = 4096;
+  r.time_ms = 3.1;
+  r.noise = 0.012;
+  r.tflops = 44.3;
+  r.cublas_time_ms = 2.7;
+  r.cublas_tflops = 50.9;
+  r.pct_cublas = 87.0;
+  r.pct_peak = 66.2;
+  r.ratio = 32.1;
+  r.ideal_ratio = 682.7;
+  r.bound = "compute";
+  r.verified = true;
+  r.pass = pass;
+  if (!pass) {
+    r.mismatches = 3;
+    r.first_row = 7;
+    r.first_col = 9;
+    r.first_got = std::numeric_limits<float>::quiet_NaN();
+    r.first_want = 1.5f;
+    r.max_abs_err = std::numeric_limits<double>::quiet_NaN();
+  }
+  return r;
+}
+
+std::string render(OutputFormat format, bool pass) {
+  Options o;
+  std::ostringstream out;
+  Reporter reporter(out, format);
+  reporter.begin({"03_thread_tiling", "thread tiling", "bin/03 --size 4096", "2026-11-22T00:00:00Z",
+                  "cuBLAS FP32", &o},
+                 fixture_device());
+  reporter.row(fixture_row(pass));
+  reporter.finish();
+  return out.str();
+}
+
+TEST(Report, TableHasTheColumnsAndTheFirstMismatch) {
+  const std::string t = render(OutputFormat::kTable, false);
+  for (const char* needle : {"TFLOP/s", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max abs",
+                             "rel fro", "FAIL", "ridge 20.0 FLOP/B", "first mismatch at (row 7, col 9): got nan, want 1.5",
+                             "44.30", "87.0%"}) {
+    EXPECT_NE(t.find(needle), std::string::npos) << needle << "\n" << t;
+  }
+}
+
+TEST(Report, JsonHasNoNaNLiterals) {
+  const std::string j = render(OutputFormat::kJson, false);
+  EXPECT_EQ(j.find("nan"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"status\": \"FAIL\""), std::string::npos);
+  EXPECT_NE(j.find("\"first_mismatch\": {\"row\": 7, \"col\": 9, \"got\": null, \"want\": 1.5}"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find("\"name\": \"Test GPU, \\\"quoted\\\"\""), std::string::npos) << j;
+}
+
+TEST(Report, CsvQuotesFieldsWithCommas) {
+  const std::string c = render(OutputFormat::kCsv, true);
+  EXPECT_EQ(c.rfind("chapter,m,n,k,time_ms", 0), 0u);
+  EXPECT_NE(c.find(",PASS,\"Test GPU, \"\"quoted\"\"\","), std::string::npos) << c;
+}
+
+TEST(Report, FormatBytes) {
+  EXPECT_EQ(format_bytes(1.5e9), "1.50 GB");
+  EXPECT_EQ(format_bytes(64e6), "64.00 MB");
+  EXPECT_EQ(format_bytes(12), "12 B");
+}
+
+}  // namespace
+}  // namespace sgemm

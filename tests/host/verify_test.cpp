@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// The verification logic: NaN and Inf never pass, the tolerance grows with K, the first mismatch
+// is located, and the CPU reference computes alpha*A*B + beta*C.
+#include "common/verify.h"
+
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "common/fill.h"
+
+namespace sgemm {
+namespace {
+
+std::vector<float> random_matrix(int64_t rows, int64_t cols, uint64_t stream) {
+  std::vector<float> v(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = uniform_pm1(7, stream, i);
+  return v;
+}
+
+TEST(Verify, IdenticalPasses) {
+  const auto c = random_matrix(5, 7, 1);
+  const VerifyResult r = verify(c.data(), c.data(), 5, 7, 100, 16.0);
+  EXPECT_TRUE(r.pass);
+  EXPECT_EQ(r.mismatches, 0);
+  EXPECT_EQ(r.max_abs_err, 0.0);
+  EXPECT_EQ(r.rel_fro_err, 0.0);
+}
+
+TEST(Verify, NaNNeverPasses) {
+  auto want = random_matrix(4, 4, 1);
+  auto got = want;
+  got[6] = std::numeric_limits<float>::quiet_NaN();
+  const VerifyResult r = verify(got.data(), want.data(), 4, 4, 1 << 20, 1e9);  // huge tolerance
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 1);
+  EXPECT_EQ(r.first_row, 1);
+  EXPECT_EQ(r.first_col, 2);
+  EXPECT_TRUE(std::isnan(r.first_got));
+  EXPECT_TRUE(std::isnan(r.max_abs_err));
+}
+
+TEST(Verify, PoisonedOutputFailsEverywhere) {
+  // What the harness sees when a kernel writes nothing: every element is the NaN poison.
+  const auto want = random_matrix(3, 3, 1);
+  std::vector<float> got(9, std::numeric_limits<float>::quiet_NaN());
+  const VerifyResult r = verify(got.data(), want.data(), 3, 3, 8, 16.0);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 9);
+  EXPECT_EQ(r.first_row, 0);
+  EXPECT_EQ(r.first_col, 0);
+}
+
+TEST(Verify, InfNeverPasses) {
+  auto want = random_matrix(2, 3, 1);
+  auto got = want;
+  got[5] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(verify(got.data(), want.data(), 2, 3, 64, 1e9).pass);
+  // An Inf in the reference cannot vouch for anything either.
+  auto bad_want = want;
+  bad_want[0] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(verify(bad_want.data(), bad_want.data(), 2, 3, 64, 16.0).pass);
+}
+
+TEST(Verify, ToleranceGrowsWithSqrtK) {
+  // All ones: rms 1, so the bound of an element is tol * eps * sqrt(K) * 2.
+  std::vector<float> want(4, 1.0f), got(4, 1.0f);
+  const double err = 16.0 * FLT_EPSILON * std::sqrt(100.0) * 2.0 * 1.5;  // 1.5x the K=100 bound
+  got[3] = static_cast<float>(1.0 + err);
+  EXPECT_FALSE(verify(got.data(), want.data(), 2, 2, 100, 16.0).pass);
+  EXPECT_TRUE(verify(got.data(), want.data(), 2, 2, 400, 16.0).pass);  // sqrt(4) = 2x the bound
+}
+
+TEST(Verify, ReportsFirstMismatchInRowMajorOrder) {
+  auto want = random_matrix(6, 5, 1);
+  auto got = want;
+  got[3 * 5 + 4] += 1.0f;  // (3, 4)
+  got[5 * 5 + 0] += 1.0f;  // (5, 0)
+  const VerifyResult r = verify(got.data(), want.data(), 6, 5, 32, 16.0);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 2);
+  EXPECT_EQ(r.first_row, 3);
+  EXPECT_EQ(r.first_col, 4);
+  EXPECT_FLOAT_EQ(r.first_got, want[19] + 1.0f);
+  EXPECT_FLOAT_EQ(r.first_want, want[19]);
+  EXPECT_NEAR(r.max_abs_err, 1.0, 1e-6);
+}
+
+TEST(Verify, NearZeroElementsUseTheRmsScale) {
+  // An element whose true value is ~0 gets an absolute bound set by the matrix's rms, so the
+  // rounding noise of a correct kernel does not fail it.
+  std::vector<float> want = {100.0f, -100.0f, 1e-6f, 100.0f};
+  std::vector<float> got = want;
+  got[2] = 1e-6f + 1e-3f;
+  EXPECT_TRUE(verify(got.data(), want.data(), 2, 2, 4096, 16.0).pass);
+}
+
+TEST(Verify, RelativeFrobeniusError) {
+  std::vector<float> want = {3.0f, 4.0f};  // norm 5
+  std::vector<float> got = {3.0f, 4.5f};
+  EXPECT_NEAR(verify(got.data(), want.data(), 1, 2, 1, 16.0).rel_fro_err, 0.1, 1e-9);
+}
+
+TEST(CpuReference, SmallProductByHand) {
+  // A = [1 2; 3 4; 5 6] (3x2), B = [1 0 2; 0 1 3] (2x3).
+  const std::vector<float> A = {1, 2, 3, 4, 5, 6};
+  const std::vector<float> B = {1, 0, 2, 0, 1, 3};
+  std::vector<float> C(9, std::numeric_limits<float>::quiet_NaN());
+  gemm_reference_cpu(3, 3, 2, 1.0f, A.data(), B.data(), 0.0f, C.data());  // beta 0: C not read
+  const std::vector<float> expected = {1, 2, 8, 3, 4, 18, 5, 6, 28};
+  EXPECT_EQ(C, expected);
+}
+
+TEST(CpuReference, AlphaAndBeta) {
+  const std::vector<float> A = {1, 2};  // 1x2
+  const std::vector<float> B = {3, 4};  // 2x1
+  std::vector<float> C = {10};
+  gemm_reference_cpu(1, 1, 2, 2.0f, A.data(), B.data(), -0.5f, C.data());
+  EXPECT_FLOAT_EQ(C[0], 2.0f * 11.0f - 5.0f);
+}
+
+TEST(CpuReference, AgreesWithVerifyOnRandomData) {
+  const int64_t m = 33, n = 17, k = 257;
+  const auto A = random_matrix(m, k, 1), B = random_matrix(k, n, 2);
+  std::vector<float> ref(static_cast<size_t>(m * n)), naive(static_cast<size_t>(m * n));
+  gemm_reference_cpu(m, n, k, 1.0f, A.data(), B.data(), 0.0f, ref.data());
+  // A plain FP32 dot product per element (another summation order) must pass the tolerance.
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t p = 0; p < k; ++p) acc += A[i * k + p] * B[p * n + j];
+      naive[i * n + j] = acc;
+    }
+  }
+  EXPECT_TRUE(verify(naive.data(), ref.data(), m, n, k, 16.0).pass);
+  // Dropping one term of one element must not.
+  naive[5] -= A[0 * k + k - 1] * B[(k - 1) * n + 5];
+  EXPECT_FALSE(verify(naive.data(), ref.data(), m, n, k, 16.0).pass);
+}
+
+TEST(Fill, UniformInRangeDeterministicAndNotDegenerate) {
+  double sum = 0.0;
+  int zeros = 0;
+  for (uint64_t i = 0; i < 100000; ++i) {
+    const float v = uniform_pm1(2026, 1, i);
+    ASSERT_GE(v, -1.0f);
+    ASSERT_LT(v, 1.0f);
+    EXPECT_EQ(v, uniform_pm1(2026, 1, i));
+    sum += v;
+    zeros += v == 0.0f;
+  }
+  EXPECT_NEAR(sum / 100000, 0.0, 0.01);
+  EXPECT_LT(zeros, 5);
+  EXPECT_NE(uniform_pm1(2026, 1, 0), uniform_pm1(2026, 2, 0));  // streams differ
+  EXPECT_NE(uniform_pm1(2026, 1, 0), uniform_pm1(2027, 1, 0));  // seeds differ
+}
+
+}  // namespace
+}  // namespace sgemm

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Host tests of scripts/profile.py: parsing ncu's CSV, the derived rows, and whole runs against
+a fake ncu (tests/plots/fake_ncu.py) driving fake chapter binaries. No GPU, made-up counters."""
+
+import csv
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from helpers import HERE, SCRIPTS, environment, fake_build_dir
+
+import profile as ncu_profile  # noqa: E402  (scripts/profile.py; helpers puts scripts/ first)
+
+CSV_TEXT = """==PROF== Connected to process 1 (build/bin/04_vectorized)
+some output of the application
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","1","04_vectorized","h","sgemm_vectorized","1","7","(256, 1, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","1,048,576"
+"0","1","04_vectorized","h","sgemm_vectorized","1","7","(256, 1, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","4,000"
+"0","1","04_vectorized","h","sgemm_vectorized","1","7","(256, 1, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","request","250"
+"0","1","04_vectorized","h","sgemm_vectorized","1","7","(256, 1, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio","","n/a"
+"1","1","04_vectorized","h","sgemm_vectorized","1","7","(256, 1, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","7"
+==PROF== Disconnected from process 1
+"""
+
+
+def stalls(**values):
+    return {ncu_profile.STALL_PREFIX + k + ncu_profile.STALL_SUFFIX: ("", v)
+            for k, v in values.items()}
+
+
+class ParseTest(unittest.TestCase):
+    def test_first_kernel_only_numbers_without_separators(self):
+        metrics, kernel = ncu_profile.parse_ncu_csv(CSV_TEXT)
+        self.assertEqual(kernel, "sgemm_vectorized")
+        self.assertEqual(metrics["dram__bytes_read.sum"], ("byte", 1048576.0))
+        self.assertEqual(metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"][1], 4000.0)
+        self.assertIsNone(ncu_profile.value(
+            metrics, "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"))
+
+    def test_no_kernel_profiled(self):
+        self.assertEqual(ncu_profile.parse_ncu_csv("==WARNING== No kernels were profiled.\n"),
+                         ({}, None))
+
+    def test_derived_rows(self):
+        metrics = {
+            "dram__bytes_read.sum": ("byte", 300.0), "dram__bytes_write.sum": ("byte", 100.0),
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": ("sector", 4000.0),
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": ("request", 250.0),
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": ("", 25.0),
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": ("", 100.0),
+            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": ("inst", 64.0 * 32),
+            "smsp__sass_inst_executed_op_shared_ld.sum": ("inst", 16.0),
+        }
+        rows = {label: v for label, _, v in ncu_profile.derived_rows(metrics, 2e6, 10.0)}
+        self.assertEqual(rows["DRAM bytes (read + write)"], 400.0)
+        self.assertEqual(rows["Tile-model global traffic (harness)"], 2e5)
+        self.assertEqual(rows["Global load sectors per request"], 16.0)
+        self.assertEqual(rows["Shared load bank conflicts / wavefronts"], 25.0)
+        self.assertEqual(rows["FFMA per shared load (warp level)"], 4.0)
+        self.assertEqual(ncu_profile.derived_rows({}), [])
+
+    def test_only_the_top_stalls_of_some_chapter_are_shown(self):
+        results = {
+            "a": {"metrics": stalls(long_scoreboard=9, barrier=5, wait=4, drain=1, misc=0.5)},
+            "b": {"metrics": stalls(long_scoreboard=1, barrier=2, wait=3, drain=4, misc=0.1)},
+        }
+        labels = [row[0] for row in ncu_profile.build_table(results, ncu_profile.STALLS)]
+        self.assertEqual(len(labels), 4)  # top 3 of a, top 3 of b: long sb, barrier, wait, drain
+        self.assertNotIn("Stall misc (cycles/issue)", labels)
+        every = ncu_profile.build_table(results, ncu_profile.STALLS, every_stall=True)
+        self.assertEqual(len(every), len(ncu_profile.STALLS))
+
+    def test_human(self):
+        self.assertEqual(ncu_profile.human(None, ""), "-")
+        self.assertEqual(ncu_profile.human(2.5e8, "byte"), "250.00 MB")
+        self.assertEqual(ncu_profile.human(3.1e6, "nsecond"), "3.100 ms")
+        self.assertEqual(ncu_profile.human(66.25, "%"), "66.2 %")
+        self.assertEqual(ncu_profile.human(1.5e9, "inst"), "1.50 G")
+        self.assertEqual(ncu_profile.human(128.0, "register/thread"), "128")
+        self.assertEqual(ncu_profile.human(4.125, ""), "4.12")
+
+
+class RunTest(unittest.TestCase):
+    """profile.py against a fake ncu and fake chapters."""
+
+    def run_profile(self, *options, **env):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        fake_build_dir(self.root / "build", ["00_naive", "03_thread_tiling"])
+        return subprocess.run(
+            [sys.executable, str(SCRIPTS / "profile.py"), "--no-build", "--build-dir",
+             str(self.root / "build"), "--ncu", str(HERE / "fake_ncu.py"), *options],
+            capture_output=True, text=True, env=environment(**env))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_table_markdown_and_csv(self):
+        md, table = "counters.md", "counters.csv"
+        proc = self.run_profile("--size", "512", "--markdown", md, "--csv", table)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        header = proc.stdout.splitlines()[0].split()
+        self.assertEqual(header[-2:], ["00_naive", "03_thread_tiling"])
+        self.assertIn("Global load sectors per request", proc.stdout)
+        self.assertIn("FFMA per shared load (warp level)", proc.stdout)
+        markdown = (Path.cwd() / md).read_text()
+        self.assertIn("M = N = K = 512, Fixture GPU", markdown)
+        self.assertIn("--verify-only --size 512", markdown)
+        with open(table, newline="") as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[0], ["counter", "metric", "unit", "00_naive", "03_thread_tiling"])
+        Path(md).unlink()
+        Path(table).unlink()
+
+    def test_shape_and_hand_picked_metrics(self):
+        proc = self.run_profile("--m", "64", "--n", "32", "--k", "16", "--chapters", "03",
+                                "--metrics", "dram__bytes_read.sum,smsp__inst_executed.sum")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("DRAM bytes read", proc.stdout)
+        self.assertNotIn("Stall", proc.stdout)
+
+    def test_ncu_error_is_reported_and_exits_3(self):
+        proc = self.run_profile(FAKE_NCU_ERROR="1")
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("ERR_NVGPUCTRPERM", proc.stderr)
+
+    def test_missing_ncu_exits_3(self):
+        proc = self.run_profile("--ncu", "/nonexistent/ncu")
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("ncu (Nsight Compute CLI) not found", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

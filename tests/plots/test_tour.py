@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Host tests of scripts/tour.py: merging the chapters' JSON, the ladder, and whole tours run
+against fake chapter binaries (tests/plots/fake_chapter.py; no GPU, made-up numbers)."""
+
+import copy
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from helpers import SCRIPTS, environment, fake_build_dir
+
+import tour  # noqa: E402  (helpers puts scripts/ on the path)
+from chapters import gpu_slug, select_chapters  # noqa: E402
+
+
+def report(chapter, sizes, device="Fixture GPU", cublas=40.0, status="PASS"):
+    rows = [{"chapter": chapter, "m": s, "n": s, "k": s, "tflops": 10.0, "cublas_tflops": cublas,
+             "pct_cublas": 25.0, "pct_peak": 20.0, "ratio": 31.0, "bound": "compute",
+             "status": status, "first_mismatch": None} for s in sizes]
+    return {"schema": 1, "chapter": chapter, "title": "t", "command": "c", "date": "d",
+            "device": {"name": device, "fp32_peak_tflops": 50.0}, "settings": {"seed": 1},
+            "rows": rows}
+
+
+class MergeTest(unittest.TestCase):
+    def test_rows_come_out_in_ladder_order_then_by_size(self):
+        runs = [report("03_thread_tiling", [4096, 1024]), report("00_naive", [2048, 1024])]
+        merged = tour.merge_runs(runs)
+        order = [(r["chapter"], r["m"]) for r in merged["rows"]]
+        self.assertEqual(order, [("00_naive", 1024), ("00_naive", 2048),
+                                 ("03_thread_tiling", 1024), ("03_thread_tiling", 4096)])
+        self.assertEqual([c["chapter"] for c in merged["chapters"]],
+                         ["03_thread_tiling", "00_naive"])
+        self.assertEqual(merged["device"]["name"], "Fixture GPU")
+
+    def test_refuses_reports_from_two_gpus(self):
+        with self.assertRaises(ValueError):
+            tour.merge_runs([report("00_naive", [1024]), report("01_coalescing", [1024], "Other")])
+        with self.assertRaises(ValueError):
+            tour.merge_runs([])
+
+    def test_load_run_rejects_other_schemas(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "r.json"
+            bad = copy.deepcopy(report("00_naive", [8]))
+            bad["schema"] = 2
+            path.write_text(json.dumps(bad))
+            with self.assertRaises(ValueError):
+                tour.load_run(path)
+            path.write_text(json.dumps(report("00_naive", [8])))
+            self.assertEqual(tour.load_run(path)["chapter"], "00_naive")
+
+    def test_cublas_row_is_the_median_over_chapter_processes(self):
+        runs = [report(c, [1024], cublas=v) for c, v in
+                zip(["00_naive", "01_coalescing", "02_smem_tiling"], [30.0, 50.0, 40.0])]
+        runs.append(report("03_thread_tiling", [1024], cublas=None))  # --no-cublas
+        merged = tour.merge_runs(runs)
+        self.assertEqual(tour.cublas_median(merged["rows"], (1024, 1024, 1024)), (40.0, 3))
+        header, lines = tour.ladder_table(merged["rows"], merged["device"], (1024, 1024, 1024))
+        self.assertEqual(lines[-2][:2], ["cuBLAS (median of 3)", "40.00"])
+        self.assertEqual(lines[-2][3], "80.0")  # % of the 50 TFLOP/s peak
+        self.assertEqual(lines[-1][:2], ["FP32 peak", "50.00"])
+
+    def test_unmeasured_values_print_as_dashes(self):
+        self.assertEqual(tour.fmt(None), "-")
+        self.assertEqual(tour.fmt(0.25), "0.250")
+        self.assertEqual(tour.fmt(44.31), "44.31")
+        self.assertEqual(tour.fmt(682.7), "682.7")
+
+
+class NamesTest(unittest.TestCase):
+    def test_gpu_slug(self):
+        self.assertEqual(gpu_slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3")
+        self.assertEqual(gpu_slug("NVIDIA GeForce RTX 4090 (D)"), "nvidia-geforce-rtx-4090-d")
+
+    def test_select_chapters(self):
+        self.assertEqual(select_chapters(["03", "00_naive", "vectorized"]),
+                         ["00_naive", "03_thread_tiling", "04_vectorized"])
+        self.assertEqual(len(select_chapters(None)), 7)
+        with self.assertRaises(ValueError):
+            select_chapters(["99"])
+
+
+class TourTest(unittest.TestCase):
+    """Whole tours against fake chapter binaries."""
+
+    def run_tour(self, *options, **env):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = Path(self.tmp.name)
+        fake_build_dir(root / "build")
+        self.results = root / "results"
+        return subprocess.run(
+            [sys.executable, str(SCRIPTS / "tour.py"), "--no-build", "--build-dir",
+             str(root / "build"), "--results-dir", str(self.results), *options],
+            capture_output=True, text=True, env=environment(**env))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_pass_writes_the_three_files(self):
+        proc = self.run_tour("--sizes", "256,512")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("M = N = K = 512", proc.stdout)
+        self.assertIn("cuBLAS (median of 7)", proc.stdout)
+        self.assertIn("[7/7] 06_double_buffer", proc.stderr)
+        document = json.loads((self.results / "results.json").read_text())
+        self.assertEqual(len(document["rows"]), 14)
+        self.assertEqual(document["environment"]["gpu"], "Fixture GPU")
+        self.assertIn("--sizes 256,512", document["environment"]["command"])
+        with open(self.results / "results.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 14)
+        self.assertEqual(rows[0]["device_name"], "Fixture GPU")
+        ladder = (self.results / "ladder.md").read_text()
+        self.assertIn("| 00_naive |", ladder)
+
+    def test_wrong_result_is_reported_and_exits_1(self):
+        proc = self.run_tour("--sizes", "256", "--chapters", "02", "03",
+                             FAKE_CHAPTER_FAIL="03_thread_tiling")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        line = next(l for l in proc.stdout.splitlines() if l.startswith("03_thread_tiling"))
+        self.assertTrue(line.endswith("FAIL"), line)
+        self.assertIn("FAIL: wrong result in 03_thread_tiling", proc.stderr)
+        document = json.loads((self.results / "results.json").read_text())
+        self.assertEqual(document["rows"][1]["first_mismatch"]["col"], 1)
+
+    def test_no_gpu_prints_one_line_and_exits_3(self):
+        proc = self.run_tour(FAKE_CHAPTER_NO_GPU="1")
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("no CUDA GPU is present: the tour needs one; host tests still run",
+                      proc.stderr)
+        self.assertEqual(proc.stdout, "")
+        self.assertFalse(self.results.exists())
+
+    def test_no_save_writes_nothing(self):
+        proc = self.run_tour("--sizes", "128", "--chapters", "00", "--no-save")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertFalse(self.results.exists())
+
+    def test_bad_chapter_is_usage_error(self):
+        proc = self.run_tour("--chapters", "42")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("unknown chapter", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
