@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -258,20 +259,21 @@ void Session::check_fits(const Problem& p, size_t flush_bytes) const {
 VerifyResult Session::verify_run(const Problem& p, const float* dA, const float* dB,
                                  const float* dC0, float* dC, float* dRef) {
   const size_t c_count = static_cast<size_t>(p.m) * p.n;
-  std::vector<float> ref(c_count);
+  // Uninitialised host buffers: zero-filling gigabytes would cost more than the copy into them.
+  const std::unique_ptr<float[]> ref(new float[c_count]);
   {
     NvtxRange range("reference");
     if (options_.reference == Reference::kCublas) {
       if (dC0) CUDA_CHECK(cudaMemcpyAsync(dRef, dC0, c_count * 4, cudaMemcpyDeviceToDevice, stream_));
       cublas_gemm(cublas_, p, dA, dB, dRef);
-      CUDA_CHECK(cudaMemcpyAsync(ref.data(), dRef, c_count * 4, cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(ref.get(), dRef, c_count * 4, cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
     } else {
       std::vector<float> a(static_cast<size_t>(p.m) * p.k), b(static_cast<size_t>(p.k) * p.n);
       CUDA_CHECK(cudaMemcpy(a.data(), dA, a.size() * 4, cudaMemcpyDeviceToHost));
       CUDA_CHECK(cudaMemcpy(b.data(), dB, b.size() * 4, cudaMemcpyDeviceToHost));
-      if (dC0) CUDA_CHECK(cudaMemcpy(ref.data(), dC0, c_count * 4, cudaMemcpyDeviceToHost));
-      gemm_reference_cpu(p.m, p.n, p.k, p.alpha, a.data(), b.data(), p.beta, ref.data());
+      if (dC0) CUDA_CHECK(cudaMemcpy(ref.get(), dC0, c_count * 4, cudaMemcpyDeviceToHost));
+      gemm_reference_cpu(p.m, p.n, p.k, p.alpha, a.data(), b.data(), p.beta, ref.get());
     }
   }
   {
@@ -286,9 +288,9 @@ VerifyResult Session::verify_run(const Problem& p, const float* dA, const float*
     CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   NvtxRange range("verify");
-  std::vector<float> got(c_count);
-  CUDA_CHECK(cudaMemcpy(got.data(), dC, c_count * 4, cudaMemcpyDeviceToHost));
-  return verify(got.data(), ref.data(), p.m, p.n, p.k, options_.tolerance);
+  const std::unique_ptr<float[]> got(new float[c_count]);
+  CUDA_CHECK(cudaMemcpy(got.get(), dC, c_count * 4, cudaMemcpyDeviceToHost));
+  return verify(got.get(), ref.get(), p.m, p.n, p.k, options_.tolerance);
 }
 
 // Each sample: flush the L2 (so small problems are timed from DRAM, not from the cache), then one
@@ -368,6 +370,11 @@ Row Session::run_shape(const Shape& shape) {
   row.ridge = device_.ridge;
   row.bound = bound(row.ratio, device_.ridge);
 
+  if (options_.verify && options_.reference == Reference::kCpu && flops > 2e10) {
+    throw UsageError("--reference cpu is for small shapes (at most 1e10 multiply-adds): " +
+                     std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
+                     " would take minutes");
+  }
   const bool timing = !options_.verify_only;
   const size_t flush_bytes = timing ? 2 * static_cast<size_t>(device_.l2_bytes) : 0;
   check_fits(p, flush_bytes);

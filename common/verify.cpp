@@ -4,48 +4,101 @@
 #include <cfloat>
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 namespace sgemm {
+
+namespace {
+
+// Rows are split into a fixed number of chunks, whatever the number of threads, so the sums (and
+// so the error figures) come out the same on every machine.
+constexpr int64_t kChunks = 64;
+
+struct ChunkResult {
+  double sum_sq_ref = 0.0;
+  double sum_sq_err = 0.0;
+  double max_abs_err = 0.0;
+  double max_rel_err = 0.0;
+  bool ref_finite = true;
+  int64_t mismatches = 0;
+  int64_t first_index = -1;
+};
+
+template <typename Body>
+void for_each_chunk(int64_t count, const Body& body) {
+  const int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, kChunks);
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (int64_t c = t; c < kChunks; c += threads) {
+        body(c, count * c / kChunks, count * (c + 1) / kChunks);
+      }
+    });
+  }
+  for (auto& thread : pool) thread.join();
+}
+
+// NaN sticks: once a figure is NaN it stays NaN, so a NaN result looks broken.
+void keep_max(double* current, double value) {
+  if (!std::isnan(*current) && !(value <= *current)) *current = value;
+}
+
+}  // namespace
 
 VerifyResult verify(const float* got, const float* want, int64_t m, int64_t n, int64_t k,
                     double tolerance) {
   VerifyResult r;
   r.tolerance = tolerance;
   const int64_t count = m * n;
+  std::vector<ChunkResult> chunks(kChunks);
 
+  for_each_chunk(count, [&](int64_t c, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const double w = want[i];
+      if (!std::isfinite(w)) chunks[c].ref_finite = false;
+      chunks[c].sum_sq_ref += w * w;
+    }
+  });
   double sum_sq_ref = 0.0;
   bool ref_finite = true;
-  for (int64_t i = 0; i < count; ++i) {
-    const double w = want[i];
-    if (!std::isfinite(w)) ref_finite = false;
-    sum_sq_ref += w * w;
+  for (const auto& c : chunks) {
+    sum_sq_ref += c.sum_sq_ref;
+    ref_finite = ref_finite && c.ref_finite;
   }
   r.ref_rms = count > 0 ? std::sqrt(sum_sq_ref / static_cast<double>(count)) : 0.0;
   const double scale = tolerance * FLT_EPSILON * std::sqrt(static_cast<double>(k));
 
-  double sum_sq_err = 0.0;
-  for (int64_t i = 0; i < count; ++i) {
-    const double g = got[i];
-    const double w = want[i];
-    const double err = std::fabs(g - w);
-    const double bound = scale * (std::fabs(w) + r.ref_rms);
-    // Written as !(err <= bound) so that a NaN anywhere counts as a mismatch.
-    const bool ok = std::isfinite(g) && std::isfinite(w) && err <= bound;
-    if (!ok) {
-      if (r.mismatches == 0) {
-        r.first_row = i / n;
-        r.first_col = i % n;
-        r.first_got = got[i];
-        r.first_want = want[i];
+  for_each_chunk(count, [&](int64_t c, int64_t begin, int64_t end) {
+    ChunkResult& cr = chunks[c];
+    for (int64_t i = begin; i < end; ++i) {
+      const double g = got[i];
+      const double w = want[i];
+      const double err = std::fabs(g - w);
+      const double bound = scale * (std::fabs(w) + r.ref_rms);
+      // Written so that a NaN anywhere counts as a mismatch.
+      const bool ok = std::isfinite(g) && std::isfinite(w) && err <= bound;
+      if (!ok) {
+        if (cr.mismatches == 0) cr.first_index = i;
+        ++cr.mismatches;
       }
-      ++r.mismatches;
+      keep_max(&cr.max_abs_err, err);
+      keep_max(&cr.max_rel_err, err / std::fmax(std::fabs(w), r.ref_rms));
+      cr.sum_sq_err += err * err;
     }
-    // A NaN sticks in the error figures on purpose: a NaN result must look broken.
-    if (!std::isnan(r.max_abs_err) && !(err <= r.max_abs_err)) r.max_abs_err = err;
-    const double rel = err / std::fmax(std::fabs(w), r.ref_rms);
-    if (!std::isnan(r.max_rel_err) && !(rel <= r.max_rel_err)) r.max_rel_err = rel;
-    sum_sq_err += err * err;
+  });
+  double sum_sq_err = 0.0;
+  for (const auto& c : chunks) {  // in row-major order, so the first mismatch is the first chunk's
+    if (c.mismatches > 0 && r.mismatches == 0) {
+      r.first_row = c.first_index / n;
+      r.first_col = c.first_index % n;
+      r.first_got = got[c.first_index];
+      r.first_want = want[c.first_index];
+    }
+    r.mismatches += c.mismatches;
+    keep_max(&r.max_abs_err, c.max_abs_err);
+    keep_max(&r.max_rel_err, c.max_rel_err);
+    sum_sq_err += c.sum_sq_err;
   }
   r.rel_fro_err = sum_sq_ref > 0.0 ? std::sqrt(sum_sq_err / sum_sq_ref) : std::sqrt(sum_sq_err);
   r.pass = ref_finite && r.mismatches == 0 && count > 0;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Host tests of scripts/profile.py: parsing ncu's CSV, the derived rows, and whole runs against
-a fake ncu (tests/plots/fake_ncu.py) driving fake chapter binaries. No GPU, made-up counters."""
+a fake ncu (tests/scripts/fake_ncu.py) driving fake chapter binaries. No GPU, made-up counters."""
 
 import csv
+import importlib.util
 import subprocess
 import sys
 import tempfile
@@ -12,7 +13,10 @@ from pathlib import Path
 
 from helpers import HERE, SCRIPTS, environment, fake_build_dir
 
-import profile as ncu_profile  # noqa: E402  (scripts/profile.py; helpers puts scripts/ first)
+# By path: the name "profile" also belongs to a standard-library module.
+_spec = importlib.util.spec_from_file_location("sgemm_profile", SCRIPTS / "profile.py")
+ncu_profile = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ncu_profile)
 
 CSV_TEXT = """==PROF== Connected to process 1 (build/bin/04_vectorized)
 some output of the application
@@ -93,27 +97,27 @@ class RunTest(unittest.TestCase):
         return subprocess.run(
             [sys.executable, str(SCRIPTS / "profile.py"), "--no-build", "--build-dir",
              str(self.root / "build"), "--ncu", str(HERE / "fake_ncu.py"), *options],
-            capture_output=True, text=True, env=environment(**env))
+            capture_output=True, text=True, env=environment(**env), cwd=self.root)
 
     def tearDown(self):
         self.tmp.cleanup()
 
     def test_table_markdown_and_csv(self):
-        md, table = "counters.md", "counters.csv"
-        proc = self.run_profile("--size", "512", "--markdown", md, "--csv", table)
+        proc = self.run_profile("--size", "512", "--markdown", "counters.md",
+                                "--csv", "counters.csv")
+        md, table = self.root / "counters.md", self.root / "counters.csv"
         self.assertEqual(proc.returncode, 0, proc.stderr)
         header = proc.stdout.splitlines()[0].split()
         self.assertEqual(header[-2:], ["00_naive", "03_thread_tiling"])
         self.assertIn("Global load sectors per request", proc.stdout)
         self.assertIn("FFMA per shared load (warp level)", proc.stdout)
-        markdown = (Path.cwd() / md).read_text()
+        markdown = md.read_text()
         self.assertIn("M = N = K = 512, Fixture GPU", markdown)
-        self.assertIn("--verify-only --size 512", markdown)
+        self.assertIn("--kernel-name 'regex:(^|::)sgemm_' --launch-count 1 --metrics <metrics> "
+                      "build/bin/<chapter> --verify-only --size 512", markdown)
         with open(table, newline="") as f:
             rows = list(csv.reader(f))
         self.assertEqual(rows[0], ["counter", "metric", "unit", "00_naive", "03_thread_tiling"])
-        Path(md).unlink()
-        Path(table).unlink()
 
     def test_shape_and_hand_picked_metrics(self):
         proc = self.run_profile("--m", "64", "--n", "32", "--k", "16", "--chapters", "03",
@@ -126,6 +130,13 @@ class RunTest(unittest.TestCase):
         proc = self.run_profile(FAKE_NCU_ERROR="1")
         self.assertEqual(proc.returncode, 3)
         self.assertIn("ERR_NVGPUCTRPERM", proc.stderr)
+
+    def test_no_gpu_stops_at_the_first_chapter(self):
+        proc = self.run_profile(FAKE_CHAPTER_NO_GPU="1")
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("00_naive: no kernel matching regex:(^|::)sgemm_ was profiled (exit 3): "
+                      "error: no CUDA GPU found", proc.stderr)
+        self.assertNotIn("03_thread_tiling", proc.stderr)
 
     def test_missing_ncu_exits_3(self):
         proc = self.run_profile("--ncu", "/nonexistent/ncu")

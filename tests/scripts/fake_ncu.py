@@ -38,6 +38,9 @@ def made_up(metric, chapter):
 
 def main():
     args, options = sys.argv[1:], {}
+    if args == ["--version"]:
+        print("NVIDIA (R) Nsight Compute Command Line Profiler (fake)\nVersion fake")
+        return 0
     while args and args[0].startswith("--"):
         option = args.pop(0)
         options[option] = args.pop(0) if option in OPTIONS_WITH_VALUE else True
@@ -50,7 +53,9 @@ def main():
                    "NVIDIA GPU Performance Counters on the target device 0.")
     app = subprocess.run(args, capture_output=True, text=True)
     chapter = Path(args[0]).name
-    if not os.environ.get("FAKE_NCU_ERROR"):
+    if app.returncode not in (0, 1):  # the application failed before its kernel ran
+        out.append("==WARNING== No kernels were profiled.")
+    elif not os.environ.get("FAKE_NCU_ERROR"):
         out.append(HEADER)
         for launch in ("0", "1"):  # a second launch: the parser must keep only the first
             for metric in options.get("--metrics", "").split(","):
@@ -63,7 +68,8 @@ def main():
         Path(options["--log-file"]).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    sys.stdout.write(app.stdout)
+    sys.stdout.write(app.stdout)  # the application's own output passes through, as with ncu
+    sys.stderr.write(app.stderr)
     return app.returncode
 
 

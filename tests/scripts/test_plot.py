@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Host test of scripts/plot.py: it draws the three figures from the committed fixture
-(tests/plots/fixture/: the made-up "Fixture GPU", not a measurement).
+(tests/scripts/fixture/: the made-up "Fixture GPU", not a measurement).
 
 Exit code 77 when matplotlib is not installed (CTest: SKIP_RETURN_CODE 77).
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Host tests of scripts/tour.py: merging the chapters' JSON, the ladder, and whole tours run
-against fake chapter binaries (tests/plots/fake_chapter.py; no GPU, made-up numbers)."""
+against fake chapter binaries (tests/scripts/fake_chapter.py; no GPU, made-up numbers)."""
 
 import copy
 import csv
@@ -103,7 +103,7 @@ class TourTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_pass_writes_the_three_files(self):
-        proc = self.run_tour("--sizes", "256,512")
+        proc = self.run_tour("--sizes", "256,512", "--time-budget", "0.5")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("M = N = K = 512", proc.stdout)
         self.assertIn("cuBLAS (median of 7)", proc.stdout)
@@ -112,6 +112,7 @@ class TourTest(unittest.TestCase):
         self.assertEqual(len(document["rows"]), 14)
         self.assertEqual(document["environment"]["gpu"], "Fixture GPU")
         self.assertIn("--sizes 256,512", document["environment"]["command"])
+        self.assertEqual(document["settings"]["time_budget_s"], 0.5)  # passed through
         with open(self.results / "results.csv", newline="") as f:
             rows = list(csv.DictReader(f))
         self.assertEqual(len(rows), 14)
@@ -123,7 +124,7 @@ class TourTest(unittest.TestCase):
         proc = self.run_tour("--sizes", "256", "--chapters", "02", "03",
                              FAKE_CHAPTER_FAIL="03_thread_tiling")
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        line = next(l for l in proc.stdout.splitlines() if l.startswith("03_thread_tiling"))
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("03_thread_tiling"))
         self.assertTrue(line.endswith("FAIL"), line)
         self.assertIn("FAIL: wrong result in 03_thread_tiling", proc.stderr)
         document = json.loads((self.results / "results.json").read_text())
@@ -132,8 +133,7 @@ class TourTest(unittest.TestCase):
     def test_no_gpu_prints_one_line_and_exits_3(self):
         proc = self.run_tour(FAKE_CHAPTER_NO_GPU="1")
         self.assertEqual(proc.returncode, 3)
-        self.assertIn("no CUDA GPU is present: the tour needs one; host tests still run",
-                      proc.stderr)
+        self.assertEqual(proc.stderr.strip().splitlines()[-1], tour.NO_GPU_LINE)
         self.assertEqual(proc.stdout, "")
         self.assertFalse(self.results.exists())
 

@@ -41,14 +41,14 @@ def row(chapter, m, n, k, failing):
     ratio = flops / traffic
     return {
         "chapter": chapter, "m": m, "n": n, "k": k,
-        "time_ms": flops / tflops / 1e9, "noise": 0.01, "tflops": tflops,
+        "time_ms": flops / tflops / 1e9, "noise": 0.01, "samples": 30, "tflops": tflops,
         "cublas_time_ms": flops / cublas / 1e9, "cublas_tflops": cublas,
         "pct_cublas": 100 * tflops / cublas, "pct_peak": 100 * tflops / DEVICE["fp32_peak_tflops"],
         "ratio": ratio, "ideal_ratio": flops / (4.0 * (m * k + k * n + m * n)),
         "ridge": DEVICE["ridge_flop_per_byte"],
         "bound": "memory" if ratio < DEVICE["ridge_flop_per_byte"] else "compute",
         "max_abs_err": 1e-4, "max_rel_err": 2e-5, "rel_fro_err": 3e-7,
-        "status": "FAIL" if failing else "PASS",
+        "mismatches": 7 if failing else 0, "status": "FAIL" if failing else "PASS",
         "first_mismatch": {"row": 0, "col": 1, "got": 0.0, "want": 1.5} if failing else None,
     }
 
@@ -68,6 +68,7 @@ def main():
     parser.add_argument("--output")
     parser.add_argument("--samples", type=int, default=25)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--time-budget", type=float, default=2.0)
     parser.add_argument("--device", type=int, default=0)
     parser.add_argument("--verify-only", action="store_true")
     args = parser.parse_args()  # argparse exits 2 on bad usage, like the real binaries
@@ -83,8 +84,9 @@ def main():
         "schema": 1, "chapter": chapter, "title": "fixture chapter (made-up numbers)",
         "command": " ".join([f"build/bin/{chapter}"] + sys.argv[1:]),
         "date": "2026-01-01T00:00:00Z", "device": DEVICE,
-        "settings": {"seed": 2026, "warmup": args.warmup, "samples": args.samples, "alpha": 1,
-                     "beta": 0, "verify": True, "tolerance": 16,
+        "settings": {"seed": 2026, "warmup": args.warmup, "samples": args.samples,
+                     "time_budget_s": args.time_budget, "alpha": 1, "beta": 0, "verify": True,
+                     "verify_only": args.verify_only, "tolerance": 16,
                      "reference": "fixture (no GPU, made-up numbers)"},
         "rows": [row(chapter, m, n, k, failing) for m, n, k in shapes],
     }
