@@ -270,9 +270,14 @@ VerifyResult Session::verify_run(const Problem& p, const float* dA, const float*
       CUDA_CHECK(cudaStreamSynchronize(stream_));
     } else {
       std::vector<float> a(static_cast<size_t>(p.m) * p.k), b(static_cast<size_t>(p.k) * p.n);
-      CUDA_CHECK(cudaMemcpy(a.data(), dA, a.size() * 4, cudaMemcpyDeviceToHost));
-      CUDA_CHECK(cudaMemcpy(b.data(), dB, b.size() * 4, cudaMemcpyDeviceToHost));
-      if (dC0) CUDA_CHECK(cudaMemcpy(ref.get(), dC0, c_count * 4, cudaMemcpyDeviceToHost));
+      // On the harness's stream: it is non-blocking, so a plain cudaMemcpy would not wait for
+      // the fill kernels and could copy the inputs before they are written.
+      CUDA_CHECK(cudaMemcpyAsync(a.data(), dA, a.size() * 4, cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(b.data(), dB, b.size() * 4, cudaMemcpyDeviceToHost, stream_));
+      if (dC0) {
+        CUDA_CHECK(cudaMemcpyAsync(ref.get(), dC0, c_count * 4, cudaMemcpyDeviceToHost, stream_));
+      }
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
       gemm_reference_cpu(p.m, p.n, p.k, p.alpha, a.data(), b.data(), p.beta, ref.get());
     }
   }
