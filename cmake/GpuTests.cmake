@@ -5,15 +5,17 @@ find_program(SGEMM_COMPUTE_SANITIZER compute-sanitizer
   HINTS "${CUDAToolkit_BIN_DIR}" "${CUDAToolkit_BIN_DIR}/../compute-sanitizer")
 
 # The shape matrix: tiny, odd, prime, tall and skinny, wide, K = 1, K not a multiple of 4 or of
-# any tile, N not a multiple of 4, exact tile multiples, and one large square.
-set(SGEMM_TEST_M "1,1,2,3,7,17,31,33,127,128,129,257,509,1000,1,4099,3,129,130,256,512,1023,2048,63")
-set(SGEMM_TEST_N "1,7,3,5,9,33,64,31,131,128,127,255,521,1000,4096,3,4099,131,132,256,384,1025,2048,65")
-set(SGEMM_TEST_K "1,1,5,2,13,65,32,64,137,128,129,257,523,1000,4096,129,129,1,13,257,263,1027,2048,4")
+# any tile, N not a multiple of 4, exact tile multiples, one large square, and two large odd
+# shapes with enough blocks to fill the H100 (a launcher that picks its tile by size takes its
+# large-problem path only there).
+set(SGEMM_TEST_M "1,1,2,3,7,17,31,33,127,128,129,257,509,1000,1,4099,3,129,130,256,512,1023,2048,63,2053,3001")
+set(SGEMM_TEST_N "1,7,3,5,9,33,64,31,131,128,127,255,521,1000,4096,3,4099,131,132,256,384,1025,2048,65,4099,3007")
+set(SGEMM_TEST_K "1,1,5,2,13,65,32,64,137,128,129,257,523,1000,4096,129,129,1,13,257,263,1027,2048,4,67,1031")
 # Small shapes for the sanitizers (slow tools), checked against the CPU reference so that only the
 # chapter's kernels and the harness's fill kernel run under them.
-set(SGEMM_SANITIZER_M "1,17,130,129,257,67")
-set(SGEMM_SANITIZER_N "1,33,132,131,129,260")
-set(SGEMM_SANITIZER_K "1,65,13,1,67,40")
+set(SGEMM_SANITIZER_M "1,17,130,129,257,67,2053")
+set(SGEMM_SANITIZER_N "1,33,132,131,129,260,4099")
+set(SGEMM_SANITIZER_K "1,65,13,1,67,40,67")
 # Shapes whose row * leading-dimension products pass 2^31 (A, then B, then C): 64-bit indexing.
 set(SGEMM_INDEX64_M "1048577,8,46341")
 set(SGEMM_INDEX64_N "8,1048577,46341")
