@@ -453,15 +453,25 @@ int sm_count() {
 
 // The big tile when it gives every SM at least one block; the small one otherwise (2048^3 has
 // only 128 tiles of 128 x 256 for the H100's 132 SMs, 1024^3 only 32).
-void launch_double_buffered(const sgemm::Problem& p, const float* A, const float* B, float* C,
-                            cudaStream_t stream) {
+bool takes_small_tile(const sgemm::Problem& p) {
   const int64_t big_tiles =
       static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  if (big_tiles < sm_count()) {
+  return big_tiles < sm_count();
+}
+
+void launch_double_buffered(const sgemm::Problem& p, const float* A, const float* B, float* C,
+                            cudaStream_t stream) {
+  if (takes_small_tile(p)) {
     launch_tile<SmallTile>(p, A, B, C, stream);
   } else {
     launch_tile<MainTile>(p, A, B, C, stream);
   }
+}
+
+// The tile the launcher takes for this problem, for the harness's traffic model.
+sgemm::TileSize tile_for(const sgemm::Problem& p) {
+  return takes_small_tile(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+                             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
 }
 
 }  // namespace
@@ -475,6 +485,6 @@ int main(int argc, char** argv) {
       std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n) + ", thread " +
       std::to_string(kTile.thread_m) + "x" + std::to_string(kTile.thread_n);
   const sgemm::Chapter chapter{"06_double_buffer", title.c_str(), &launch_double_buffered,
-                               kTile.block_m, kTile.block_n};
+                               kTile.block_m,      kTile.block_n, &tile_for};
   return sgemm::run_chapter(chapter, argc, argv);
 }

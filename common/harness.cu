@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -119,8 +119,8 @@ int select_device(int requested) {
                          "); the chapters need one, the host tests do not");
   }
   if (requested >= count) {
-    throw UsageError("--device " + std::to_string(requested) + " does not exist: " +
-                     std::to_string(count) + " CUDA device(s), indices 0.." +
+    throw UsageError("--device " + std::to_string(requested) +
+                     " does not exist: " + std::to_string(count) + " CUDA device(s), indices 0.." +
                      std::to_string(count - 1));
   }
   CUDA_CHECK(cudaSetDevice(requested));
@@ -198,8 +198,7 @@ Timing summarize(const std::vector<float>& ms) {
 
 class Session {
  public:
-  Session(const Chapter& chapter, const Options& options)
-      : chapter_(chapter), options_(options) {
+  Session(const Chapter& chapter, const Options& options) : chapter_(chapter), options_(options) {
     device_ = query_device(select_device(options.device));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasCreate(&cublas_));
@@ -246,13 +245,13 @@ void Session::check_fits(const Problem& p, size_t flush_bytes) const {
   // Leave room for cuBLAS's workspace and the context.
   const double usable = 0.95 * static_cast<double>(free_bytes) - 256e6;
   if (need > usable) {
-    throw RuntimeFailure(
-        "shape " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
-        " needs " + format_bytes(need) + " of device memory (A " + format_bytes(a) + ", B " +
-        format_bytes(b) + ", C " + format_bytes(c) + " x" + std::to_string(c_copies) +
-        ", L2 flush " + format_bytes(static_cast<double>(flush_bytes)) + ") but device " +
-        std::to_string(device_.index) + " has " + format_bytes(static_cast<double>(free_bytes)) +
-        " free");
+    throw RuntimeFailure("shape " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                         std::to_string(p.k) + " needs " + format_bytes(need) +
+                         " of device memory (A " + format_bytes(a) + ", B " + format_bytes(b) +
+                         ", C " + format_bytes(c) + " x" + std::to_string(c_copies) +
+                         ", L2 flush " + format_bytes(static_cast<double>(flush_bytes)) +
+                         ") but device " + std::to_string(device_.index) + " has " +
+                         format_bytes(static_cast<double>(free_bytes)) + " free");
   }
 }
 
@@ -264,7 +263,8 @@ VerifyResult Session::verify_run(const Problem& p, const float* dA, const float*
   {
     NvtxRange range("reference");
     if (options_.reference == Reference::kCublas) {
-      if (dC0) CUDA_CHECK(cudaMemcpyAsync(dRef, dC0, c_count * 4, cudaMemcpyDeviceToDevice, stream_));
+      if (dC0)
+        CUDA_CHECK(cudaMemcpyAsync(dRef, dC0, c_count * 4, cudaMemcpyDeviceToDevice, stream_));
       cublas_gemm(cublas_, p, dA, dB, dRef);
       CUDA_CHECK(cudaMemcpyAsync(ref.get(), dRef, c_count * 4, cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -370,15 +370,17 @@ Row Session::run_shape(const Shape& shape) {
   row.n = p.n;
   row.k = p.k;
   const double flops = gemm_flops(p.m, p.n, p.k);
-  row.ratio = ratio(flops, tiled_bytes(p.m, p.n, p.k, chapter_.tile_m, chapter_.tile_n));
+  const TileSize tile =
+      chapter_.tile_for ? chapter_.tile_for(p) : TileSize{chapter_.tile_m, chapter_.tile_n};
+  row.ratio = ratio(flops, tiled_bytes(p.m, p.n, p.k, tile.m, tile.n));
   row.ideal_ratio = ratio(flops, ideal_bytes(p.m, p.n, p.k));
   row.ridge = device_.ridge;
   row.bound = bound(row.ratio, device_.ridge);
 
   if (options_.verify && options_.reference == Reference::kCpu && flops > 2e10) {
-    throw UsageError("--reference cpu is for small shapes (at most 1e10 multiply-adds): " +
-                     std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
-                     " would take minutes");
+    throw UsageError(
+        "--reference cpu is for small shapes (at most 1e10 multiply-adds): " + std::to_string(p.m) +
+        "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " would take minutes");
   }
   const bool timing = !options_.verify_only;
   const size_t flush_bytes = timing ? 2 * static_cast<size_t>(device_.l2_bytes) : 0;
@@ -398,8 +400,8 @@ Row Session::run_shape(const Shape& shape) {
   }
 
   if (options_.verify) {
-    const VerifyResult v = verify_run(p, A.get(), B.get(), needs_c0 ? C0.get() : nullptr, C.get(),
-                                      ref.get());
+    const VerifyResult v =
+        verify_run(p, A.get(), B.get(), needs_c0 ? C0.get() : nullptr, C.get(), ref.get());
     row.verified = true;
     row.pass = v.pass;
     row.max_abs_err = v.max_abs_err;
@@ -426,11 +428,8 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   Options options;
   const ParseOutcome parsed = parse_options(argc, argv, chapter.name, chapter.title, &options);
   if (!parsed.proceed) {
-    (parsed.exit_code == kExitPass ? std::cout : std::cerr) << parsed.message
-                                                            << (parsed.message.empty() ||
-                                                                        parsed.message.back() == '\n'
-                                                                    ? ""
-                                                                    : "\n");
+    (parsed.exit_code == kExitPass ? std::cout : std::cerr)
+        << parsed.message << (parsed.message.empty() || parsed.message.back() == '\n' ? "" : "\n");
     return parsed.exit_code;
   }
   std::ofstream file;
@@ -445,7 +444,10 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   try {
     Session session(chapter, options);
     Reporter reporter(out, options.format);
-    RunInfo run{chapter.name, chapter.title, options.command_line, utc_now(),
+    RunInfo run{chapter.name,
+                chapter.title,
+                options.command_line,
+                utc_now(),
                 options.reference == Reference::kCublas ? kReferenceCublas : kReferenceCpu,
                 &options};
     reporter.begin(run, session.device());

@@ -26,6 +26,11 @@ struct Problem {
 
 // Only computes the grid and launches on `stream`: no allocation, timing or synchronisation.
 // The harness checks cudaGetLastError() after every call.
+struct TileSize {
+  int m;
+  int n;
+};
+
 using Launcher = void (*)(const Problem& problem, const float* A, const float* B, float* C,
                           cudaStream_t stream);
 
@@ -38,6 +43,10 @@ struct Chapter {
   // so bytes = 4 * (M*K*ceil(N/tile_n) + K*N*ceil(M/tile_m) + 2*M*N). The naive kernel is tile 1x1.
   int tile_m;
   int tile_n;
+  // Optional, for a launcher that picks its tile by shape (chapter 06 takes a smaller tile when
+  // the large one would leave SMs idle): the tile it uses for this problem. Null: always
+  // tile_m x tile_n.
+  TileSize (*tile_for)(const Problem& problem) = nullptr;
 };
 
 // Runs the chapter as its main(); returns the process exit code (common/exit_codes.h).

@@ -72,11 +72,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
                            const std::string& chapter_title, Options* options) {
   Options o;
   const std::string prog = basename_of(argc > 0 ? argv[0] : nullptr);
-  CLI::App app{chapter_name + ": " + chapter_title + "\nSGEMM C = alpha*A*B + beta*C (FP32, "
-               "row-major), verified against cuBLAS FP32 and timed beside it.",
+  CLI::App app{chapter_name + ": " + chapter_title +
+                   "\nSGEMM C = alpha*A*B + beta*C (FP32, "
+                   "row-major), verified against cuBLAS FP32 and timed beside it.",
                prog};
-  app.set_version_flag("--version", std::string(chapter_name) + " (sgemm-tutorial " +
-                                        kProjectVersion + ")");
+  app.set_version_flag("--version",
+                       std::string(chapter_name) + " (sgemm-tutorial " + kProjectVersion + ")");
   app.footer(help_footer(prog));
 
   std::vector<int> sizes, ms, ns, ks;
@@ -142,8 +143,8 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
       if (problem.empty()) problem = check_dims("--n", ns);
       if (problem.empty()) problem = check_dims("--k", ks);
       for (size_t i = 0; problem.empty() && i < count; ++i) {
-        o.shapes.push_back({ms[ms.size() == 1 ? 0 : i], ns[ns.size() == 1 ? 0 : i],
-                            ks[ks.size() == 1 ? 0 : i]});
+        o.shapes.push_back(
+            {ms[ms.size() == 1 ? 0 : i], ns[ns.size() == 1 ? 0 : i], ks[ks.size() == 1 ? 0 : i]});
       }
     }
   } else {

@@ -19,22 +19,22 @@ enum class OutputFormat { kTable, kCsv, kJson };
 enum class Reference { kCublas, kCpu };
 
 struct Options {
-  std::vector<Shape> shapes;    // the sweep, in the order given
+  std::vector<Shape> shapes;  // the sweep, in the order given
   float alpha = 1.0f;
   float beta = 0.0f;
-  int warmup = 3;               // untimed launches before sampling (module load, clocks, caches)
-  int samples = 30;             // timed launches per kernel and shape (upper bound, see budget)
-  double time_budget_s = 2.0;   // stop sampling a shape after this much kernel time (>= 5 samples)
+  int warmup = 3;              // untimed launches before sampling (module load, clocks, caches)
+  int samples = 30;            // timed launches per kernel and shape (upper bound, see budget)
+  double time_budget_s = 2.0;  // stop sampling a shape after this much kernel time (>= 5 samples)
   bool verify = true;
-  bool verify_only = false;     // one verified run, no timing (sanitizers, profilers)
+  bool verify_only = false;  // one verified run, no timing (sanitizers, profilers)
   bool time_cublas = true;
-  double tolerance = 16.0;      // in units of FLT_EPSILON * sqrt(K); see verify.h
+  double tolerance = 16.0;  // in units of FLT_EPSILON * sqrt(K); see verify.h
   Reference reference = Reference::kCublas;
   uint64_t seed = 2026;
   int device = 0;
   OutputFormat format = OutputFormat::kTable;
-  std::string output_path;      // empty: stdout
-  std::string command_line;     // as typed, for the report
+  std::string output_path;   // empty: stdout
+  std::string command_line;  // as typed, for the report
 };
 
 // What parse_options() decided: either run (proceed), or stop with exit_code after printing

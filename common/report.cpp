@@ -23,10 +23,18 @@ std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt("\\u%04x", static_cast<double>(static_cast<unsigned char>(c)));
@@ -105,8 +113,8 @@ void Reporter::begin(const RunInfo& run, const DeviceInfo& device) {
   } else {
     out_ << "timing: CUDA events, " << o.warmup << " warm-up, median of up to " << o.samples
          << " samples (" << fmt("%g", o.time_budget_s)
-         << " s budget), L2 flushed before each sample" << (o.time_cublas ? ", cuBLAS alternated" : "")
-         << "\n";
+         << " s budget), L2 flushed before each sample"
+         << (o.time_cublas ? ", cuBLAS alternated" : "") << "\n";
   }
   if (o.verify) {
     out_ << "verify: every element, |got-want| <= " << fmt("%g", o.tolerance)
@@ -133,16 +141,16 @@ void Reporter::row(const Row& r) {
                   opt_fmt("%.2f", r.tflops).c_str(), opt_fmt("%.2f", r.cublas_tflops).c_str(),
                   r.pct_cublas ? fmt("%.1f%%", *r.pct_cublas).c_str() : "-",
                   r.pct_peak ? fmt("%.1f%%", *r.pct_peak).c_str() : "-",
-                  fmt("%.2f", r.ratio).c_str(), fmt("%.1f", r.ideal_ratio).c_str(),
-                  r.bound.c_str(), r.verified ? fmt("%.2e", r.max_abs_err).c_str() : "-",
+                  fmt("%.2f", r.ratio).c_str(), fmt("%.1f", r.ideal_ratio).c_str(), r.bound.c_str(),
+                  r.verified ? fmt("%.2e", r.max_abs_err).c_str() : "-",
                   r.verified ? fmt("%.2e", r.max_rel_err).c_str() : "-",
                   r.verified ? fmt("%.2e", r.rel_fro_err).c_str() : "-", r.status().c_str());
     out_ << line << "\n";
     if (r.verified && !r.pass) {
       if (r.mismatches > 0) {
-        out_ << "  first mismatch at (row " << r.first_row << ", col " << r.first_col
-             << "): got " << fmt("%.9g", r.first_got) << ", want " << fmt("%.9g", r.first_want)
-             << "; " << r.mismatches << " of " << static_cast<int64_t>(r.m) * r.n
+        out_ << "  first mismatch at (row " << r.first_row << ", col " << r.first_col << "): got "
+             << fmt("%.9g", r.first_got) << ", want " << fmt("%.9g", r.first_want) << "; "
+             << r.mismatches << " of " << static_cast<int64_t>(r.m) * r.n
              << " elements outside the bound\n";
       } else {
         out_ << "  the reference itself holds NaN or Inf: nothing can be compared\n";
@@ -172,7 +180,8 @@ void Reporter::row(const Row& r) {
       << ", \"cublas_tflops\": " << json_number(r.cublas_tflops)
       << ", \"pct_cublas\": " << json_number(r.pct_cublas)
       << ", \"pct_peak\": " << json_number(r.pct_peak) << ", \"samples\": " << r.samples
-      << ", \"ratio\": " << json_number(r.ratio) << ", \"ideal_ratio\": " << json_number(r.ideal_ratio)
+      << ", \"ratio\": " << json_number(r.ratio)
+      << ", \"ideal_ratio\": " << json_number(r.ideal_ratio)
       << ", \"ridge\": " << json_number(r.ridge) << ", \"bound\": " << json_string(r.bound)
       << ", \"max_abs_err\": " << (r.verified ? json_number(r.max_abs_err) : "null")
       << ", \"max_rel_err\": " << (r.verified ? json_number(r.max_rel_err) : "null")
@@ -203,8 +212,9 @@ void Reporter::finish() {
   out_ << "{\n  \"schema\": 1,\n  \"chapter\": " << json_string(run_.chapter)
        << ",\n  \"title\": " << json_string(run_.title)
        << ",\n  \"command\": " << json_string(run_.command_line)
-       << ",\n  \"date\": " << json_string(run_.date) << ",\n  \"device\": {\"name\": "
-       << json_string(d.name) << ", \"index\": " << d.index << ", \"compute_capability\": "
+       << ",\n  \"date\": " << json_string(run_.date)
+       << ",\n  \"device\": {\"name\": " << json_string(d.name) << ", \"index\": " << d.index
+       << ", \"compute_capability\": "
        << json_string(std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor))
        << ", \"sms\": " << d.sms << ", \"sm_clock_mhz\": " << json_number(d.sm_clock_mhz)
        << ", \"fp32_lanes_per_sm\": " << d.fp32_lanes_per_sm

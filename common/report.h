@@ -23,27 +23,27 @@ struct DeviceInfo {
   int bus_width_bits = 0;
   int64_t l2_bytes = 0;
   int64_t memory_bytes = 0;
-  int fp32_lanes_per_sm = 0;   // 0: architecture not in the table
+  int fp32_lanes_per_sm = 0;  // 0: architecture not in the table
   double fp32_peak_tflops = 0;
   double dram_bandwidth_gbs = 0;
-  double ridge = 0;            // FLOP per byte
-  std::string driver;          // "13.0"
+  double ridge = 0;    // FLOP per byte
+  std::string driver;  // "13.0"
   std::string runtime;
-  std::string cublas;          // "13.1.0"
+  std::string cublas;  // "13.1.0"
 };
 
 struct Row {
   std::string chapter;
   int m = 0, n = 0, k = 0;
-  std::optional<double> time_ms;         // median
-  std::optional<double> noise;           // (p90 - p10) / median
+  std::optional<double> time_ms;  // median
+  std::optional<double> noise;    // (p90 - p10) / median
   std::optional<double> tflops;
   std::optional<double> cublas_time_ms;
   std::optional<double> cublas_tflops;
   std::optional<double> pct_cublas;
   std::optional<double> pct_peak;
   int samples = 0;
-  double ratio = 0;                      // the chapter's modeled FLOP per byte
+  double ratio = 0;  // the chapter's modeled FLOP per byte
   double ideal_ratio = 0;
   double ridge = 0;
   std::string bound;
@@ -60,8 +60,8 @@ struct RunInfo {
   std::string chapter;
   std::string title;
   std::string command_line;
-  std::string date;      // ISO 8601, UTC
-  std::string reference; // what the result was compared with
+  std::string date;       // ISO 8601, UTC
+  std::string reference;  // what the result was compared with
   const Options* options = nullptr;
 };
 

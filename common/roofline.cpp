@@ -7,13 +7,22 @@ int fp32_lanes_per_sm(int major, int minor) {
   // CUDA C++ Programming Guide, "Arithmetic Instructions", row "32-bit floating-point add,
   // multiply, multiply-add": results per clock cycle per multiprocessor.
   switch (major) {
-    case 5: return 128;                         // Maxwell
-    case 6: return minor == 0 ? 64 : 128;       // P100 (6.0) has 64
-    case 7: return 64;                          // Volta, Turing
-    case 8: return minor == 0 ? 64 : 128;       // A100 (8.0) 64; sm_86/87/89 128
-    case 9: return 128;                         // Hopper
-    case 10: case 11: case 12: return 128;      // Blackwell
-    default: return 0;
+    case 5:
+      return 128;  // Maxwell
+    case 6:
+      return minor == 0 ? 64 : 128;  // P100 (6.0) has 64
+    case 7:
+      return 64;  // Volta, Turing
+    case 8:
+      return minor == 0 ? 64 : 128;  // A100 (8.0) 64; sm_86/87/89 128
+    case 9:
+      return 128;  // Hopper
+    case 10:
+    case 11:
+    case 12:
+      return 128;  // Blackwell
+    default:
+      return 0;
   }
 }
 
@@ -25,7 +34,9 @@ double dram_bandwidth_bytes(double mem_clock_hz, int bus_width_bits) {
   return 2.0 * mem_clock_hz * (bus_width_bits / 8.0);
 }
 
-double ridge_point(double peak_flops, double bandwidth_bytes) { return peak_flops / bandwidth_bytes; }
+double ridge_point(double peak_flops, double bandwidth_bytes) {
+  return peak_flops / bandwidth_bytes;
+}
 
 double gemm_flops(int64_t m, int64_t n, int64_t k) {
   return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);

@@ -8,8 +8,8 @@
 
 namespace sgemm {
 
-// FP32 FMA lanes per SM (results per clock of a 32-bit multiply-add) by compute capability, from the
-// CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table. 0 when unknown.
+// FP32 FMA lanes per SM (results per clock of a 32-bit multiply-add) by compute capability, from
+// the CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table. 0 when unknown.
 int fp32_lanes_per_sm(int major, int minor);
 
 // lanes * SMs * 2 FLOP per FMA * clock.

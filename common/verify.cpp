@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "common/verify.h"
 
-#include <cfloat>
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <thread>
 #include <vector>

@@ -9,12 +9,12 @@ namespace sgemm {
 
 struct VerifyResult {
   bool pass = false;
-  int64_t mismatches = 0;      // elements outside the bound (NaN and Inf included)
-  double max_abs_err = 0.0;    // max |got - want|
-  double max_rel_err = 0.0;    // max |got - want| / max(|want|, rms(want))
-  double rel_fro_err = 0.0;    // ||got - want||_F / ||want||_F
-  double ref_rms = 0.0;        // rms(want): the scale of the result
-  double tolerance = 0.0;      // the factor the bound was built with
+  int64_t mismatches = 0;    // elements outside the bound (NaN and Inf included)
+  double max_abs_err = 0.0;  // max |got - want|
+  double max_rel_err = 0.0;  // max |got - want| / max(|want|, rms(want))
+  double rel_fro_err = 0.0;  // ||got - want||_F / ||want||_F
+  double ref_rms = 0.0;      // rms(want): the scale of the result
+  double tolerance = 0.0;    // the factor the bound was built with
   // First element outside the bound, in row-major order (valid when mismatches > 0).
   int64_t first_row = -1;
   int64_t first_col = -1;

@@ -68,10 +68,12 @@ TEST(Options, ZippedShapesBroadcastLengthOne) {
 }
 
 TEST(Options, EverySetting) {
-  const Parsed p = parse({"--size", "64", "--alpha", "1.5", "--beta", "-0.75", "--warmup", "0",
-                          "--samples", "7", "--seed", "42", "--device", "1", "--format", "json",
-                          "--output", "x.json", "--no-cublas", "--tolerance", "8", "--reference",
-                          "cpu", "--verify-only", "--time-budget", "0.5"});
+  const Parsed p = parse(
+      {"--size",        "64",          "--alpha",   "1.5",         "--beta",   "-0.75",
+       "--warmup",      "0",           "--samples", "7",           "--seed",   "42",
+       "--device",      "1",           "--format",  "json",        "--output", "x.json",
+       "--no-cublas",   "--tolerance", "8",         "--reference", "cpu",      "--verify-only",
+       "--time-budget", "0.5"});
   ASSERT_TRUE(p.outcome.proceed) << p.outcome.message;
   const Options& o = p.options;
   EXPECT_EQ(o.alpha, 1.5f);

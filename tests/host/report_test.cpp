@@ -66,9 +66,10 @@ std::string render(OutputFormat format, bool pass) {
 
 TEST(Report, TableHasTheColumnsAndTheFirstMismatch) {
   const std::string t = render(OutputFormat::kTable, false);
-  for (const char* needle : {"TFLOP/s", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max abs",
-                             "rel fro", "FAIL", "ridge 20.0 FLOP/B", "first mismatch at (row 7, col 9): got nan, want 1.5",
-                             "44.30", "87.0%"}) {
+  for (const char* needle :
+       {"TFLOP/s", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max abs", "rel fro", "FAIL",
+        "ridge 20.0 FLOP/B", "first mismatch at (row 7, col 9): got nan, want 1.5", "44.30",
+        "87.0%"}) {
     EXPECT_NE(t.find(needle), std::string::npos) << needle << "\n" << t;
   }
 }
