@@ -263,7 +263,9 @@ def write_csv(path, table, chapters):
 # ---------------------------------------------------------------------------------------------
 
 def find_ncu(option):
-    for candidate in (option, "/usr/local/cuda/bin/ncu"):
+    """The ncu to run: --ncu as given; the default also looks in the CUDA toolkit's bin/."""
+    fallback = ["/usr/local/cuda/bin/ncu"] if option == "ncu" else []
+    for candidate in [option] + fallback:
         path = shutil.which(candidate) if candidate else None
         if path:
             return path
