@@ -24,7 +24,7 @@
 // Tile shape (BM, BN, BK, TM, TN), chosen on the H100: README.md, "Choosing the tile".
 // The tuning build (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
 #ifndef SGEMM_TILE
-#define SGEMM_TILE 128, 128, 8, 8, 8
+#define SGEMM_TILE 128, 128, 16, 8, 8
 #endif
 
 struct TileShape {
