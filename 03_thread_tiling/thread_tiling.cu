@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(threads_for(kBlockM, kBlockN, kThreadM, kThrea
 
     // Outer products. Per k: kThreadM + kThreadN shared loads, kThreadM * kThreadN FMAs.
     // The kThreadM loads of sA hit at most 32 / kThreadCols distinct words per warp (one per
-    // thread row, kBlockK words apart: different banks for kBlockK = 8), broadcast to the lanes;
+    // thread row, kBlockK words apart: different banks unless kBlockK % 32 == 0), broadcast;
     // the kThreadN loads of sB are kThreadCols consecutive words each.
 #pragma unroll
     for (int kk = 0; kk < kBlockK; ++kk) {
