@@ -214,8 +214,16 @@ class Session {
 
   const DeviceInfo& device() const { return device_; }
   Row run_shape(const Shape& shape);
+  // Every shape of the sweep, before anything is printed or allocated.
+  void check_fits(const std::vector<Shape>& shapes) const;
 
  private:
+  Problem problem_of(const Shape& shape) const {
+    return Problem{shape.m, shape.n, shape.k, options_.alpha, options_.beta};
+  }
+  size_t flush_bytes() const {
+    return options_.verify_only ? 0 : 2 * static_cast<size_t>(device_.l2_bytes);
+  }
   void check_fits(const Problem& p, size_t flush_bytes) const;
   void launch_chapter(const Problem& p, const float* A, const float* B, float* C) {
     chapter_.launch(p, A, B, C, stream_);
@@ -253,6 +261,10 @@ void Session::check_fits(const Problem& p, size_t flush_bytes) const {
                          ") but device " + std::to_string(device_.index) + " has " +
                          format_bytes(static_cast<double>(free_bytes)) + " free");
   }
+}
+
+void Session::check_fits(const std::vector<Shape>& shapes) const {
+  for (const Shape& shape : shapes) check_fits(problem_of(shape), flush_bytes());
 }
 
 VerifyResult Session::verify_run(const Problem& p, const float* dA, const float* dB,
@@ -363,7 +375,7 @@ void Session::time_kernels(const Problem& p, const float* A, const float* B, flo
 }
 
 Row Session::run_shape(const Shape& shape) {
-  const Problem p{shape.m, shape.n, shape.k, options_.alpha, options_.beta};
+  const Problem p = problem_of(shape);
   Row row;
   row.chapter = chapter_.name;
   row.m = p.m;
@@ -377,14 +389,9 @@ Row Session::run_shape(const Shape& shape) {
   row.ridge = device_.ridge;
   row.bound = bound(row.ratio, device_.ridge);
 
-  if (options_.verify && options_.reference == Reference::kCpu && flops > 2e10) {
-    throw UsageError(
-        "--reference cpu is for small shapes (at most 1e10 multiply-adds): " + std::to_string(p.m) +
-        "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " would take minutes");
-  }
   const bool timing = !options_.verify_only;
-  const size_t flush_bytes = timing ? 2 * static_cast<size_t>(device_.l2_bytes) : 0;
-  check_fits(p, flush_bytes);
+  const size_t flush_bytes = this->flush_bytes();
+  check_fits(p, flush_bytes);  // again: other processes may have taken memory since the start
 
   const size_t a_count = static_cast<size_t>(p.m) * p.k;
   const size_t b_count = static_cast<size_t>(p.k) * p.n;
@@ -450,6 +457,7 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
                 utc_now(),
                 options.reference == Reference::kCublas ? kReferenceCublas : kReferenceCpu,
                 &options};
+    session.check_fits(options.shapes);
     reporter.begin(run, session.device());
     bool all_pass = true;
     for (const Shape& shape : options.shapes) {

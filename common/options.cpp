@@ -173,6 +173,15 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
   if (problem.empty() && o.verify_only && !o.verify) {
     problem = "--verify-only and --no-verify leave nothing to do";
   }
+  for (const Shape& s : o.shapes) {
+    // The CPU reference is a plain loop: past ~1e10 multiply-adds it takes minutes.
+    const double macs = static_cast<double>(s.m) * s.n * s.k;
+    if (problem.empty() && o.verify && o.reference == Reference::kCpu && macs > 1e10) {
+      problem = "--reference cpu is for small shapes (at most 1e10 multiply-adds): " +
+                std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
+                " would take minutes";
+    }
+  }
   if (!problem.empty()) {
     outcome.exit_code = kExitUsage;
     outcome.message = "error: " + problem + " (see " + prog + " --help)";

@@ -123,6 +123,9 @@ TEST(Options, BadValues) {
   expect_usage_error({"--tolerance", "0"}, "--tolerance must be > 0");
   expect_usage_error({"--alpha", "nan"}, "finite");
   expect_usage_error({"--verify-only", "--no-verify"}, "nothing to do");
+  expect_usage_error({"--reference", "cpu", "--size", "4096"},
+                     "--reference cpu is for small shapes");
+  EXPECT_TRUE(parse({"--reference", "cpu", "--size", "2048"}).outcome.proceed);
 }
 
 TEST(Options, HelpListsExamplesAndExitCodes) {
