@@ -8,9 +8,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -180,15 +178,16 @@ struct Timing {
   int samples = 0;
 };
 
-double percentile(std::vector<float> sorted_ms, double q) {
-  std::sort(sorted_ms.begin(), sorted_ms.end());
+// Linear interpolation between the two nearest ranks of a sorted sample.
+double percentile(const std::vector<float>& sorted_ms, double q) {
   const double pos = q * (sorted_ms.size() - 1);
   const size_t lo = static_cast<size_t>(pos);
   const size_t hi = std::min(lo + 1, sorted_ms.size() - 1);
   return sorted_ms[lo] + (pos - lo) * (sorted_ms[hi] - sorted_ms[lo]);
 }
 
-Timing summarize(const std::vector<float>& ms) {
+Timing summarize(std::vector<float> ms) {
+  std::sort(ms.begin(), ms.end());
   Timing t;
   t.samples = static_cast<int>(ms.size());
   t.median_ms = percentile(ms, 0.5);

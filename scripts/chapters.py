@@ -68,11 +68,13 @@ def binaries(build_dir, names):
     return found
 
 
-def build(build_dir):
-    """Configure once (Release; Ninja when available), then always run the incremental build."""
+def build(build_dir, cache_args=()):
+    """Configure once (Release; Ninja when available; plus cache_args such as -DSGEMM_TUNING=ON),
+    then always run the incremental build."""
     build_dir = Path(build_dir)
     if not (build_dir / "CMakeCache.txt").exists():
-        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release"]
+        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
+                     *cache_args]
         if shutil.which("ninja"):
             configure += ["-G", "Ninja"]
         prefix = os.environ.get("CMAKE_PREFIX_PATH")

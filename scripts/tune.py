@@ -16,8 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, REPO, log, parse_int_list,
-                      run_build_step, select_chapters)
+from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, REPO, build, log, parse_int_list,
+                      select_chapters)
 
 EXAMPLES = """\
 examples:
@@ -62,11 +62,7 @@ def main(argv=None):
 
     build_dir = Path(args.build_dir)
     if not args.no_build:
-        if not (build_dir / "CMakeCache.txt").exists():
-            configure = ["cmake", "-S", str(REPO), "-B", str(build_dir), "-G", "Ninja",
-                         "-DCMAKE_BUILD_TYPE=Release", "-DSGEMM_TUNING=ON", "-DBUILD_TESTING=OFF"]
-            run_build_step(configure)
-        run_build_step(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1)])
+        build(build_dir, ["-DSGEMM_TUNING=ON", "-DBUILD_TESTING=OFF"])
 
     rows = []
     for chapter in chapters:
