@@ -24,13 +24,20 @@ struct Problem {
   float beta = 0.0f;
 };
 
-// Only computes the grid and launches on `stream`: no allocation, timing or synchronisation.
-// The harness checks cudaGetLastError() after every call.
+// The C tile one block computes (the traffic model's input).
 struct TileSize {
   int m;
   int n;
 };
 
+// A precision contract: what a chapter promises about its arithmetic. It decides the
+// verification tolerance and which cuBLAS mode the chapter is timed against (docs/methodology.md).
+//   kFp32: every multiply-add in FP32 (compared with cuBLAS CUBLAS_COMPUTE_32F, TF32 off);
+//   kTf32: inputs rounded to TF32 on the tensor cores (compared with CUBLAS_COMPUTE_32F_FAST_TF32).
+enum class Precision { kFp32, kTf32 };
+
+// Only computes the grid and launches on `stream`: no allocation, timing or synchronisation.
+// The harness checks cudaGetLastError() after every call.
 using Launcher = void (*)(const Problem& problem, const float* A, const float* B, float* C,
                           cudaStream_t stream);
 
@@ -47,6 +54,7 @@ struct Chapter {
   // the large one would leave SMs idle): the tile it uses for this problem. Null: always
   // tile_m x tile_n.
   TileSize (*tile_for)(const Problem& problem) = nullptr;
+  Precision precision = Precision::kFp32;
 };
 
 // Runs the chapter as its main(); returns the process exit code (common/exit_codes.h).
