@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "common/exit_codes.h"
 
 namespace sgemm {
@@ -22,6 +24,12 @@ struct Problem {
   int k = 0;
   float alpha = 1.0f;
   float beta = 0.0f;
+  // Scratch memory for the launcher (split-K partial sums, say): workspace_bytes(problem) bytes
+  // of the Chapter, allocated by the harness once per shape, before the first run and outside
+  // every timed region. Null when the chapter asks for none. Its contents are undefined at each
+  // launch: a launcher must not rely on what an earlier launch left there.
+  void* workspace = nullptr;
+  size_t workspace_size = 0;
 };
 
 // The C tile one block computes (the traffic model's input).
@@ -55,6 +63,8 @@ struct Chapter {
   // tile_m x tile_n.
   TileSize (*tile_for)(const Problem& problem) = nullptr;
   Precision precision = Precision::kFp32;
+  // Optional: bytes of scratch the launcher needs for this problem (Problem::workspace).
+  size_t (*workspace_bytes)(const Problem& problem) = nullptr;
 };
 
 // Runs the chapter as its main(); returns the process exit code (common/exit_codes.h).
