@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/grid.h"
 #include "common/harness.h"
 
 // A 32 x 32 block: 1024 threads, the most a block may hold, and a warp spans 32 rows of C.
@@ -24,12 +25,6 @@ constexpr int kBlockDimY = 32;  // threads along the columns of C
 constexpr int kThreads = kBlockDimX * kBlockDimY;
 static_assert(kBlockDimX == 32, "one warp must lie along the rows of C to show the problem");
 static_assert(kThreads <= 1024, "a block holds at most 1024 threads");
-
-// gridDim.y is limited to 65535 blocks; columns go on y here, so wider C loops over the grid.
-constexpr int kMaxGridY = 65535;
-
-// ceil(a / b) for a >= 1 that cannot overflow, unlike (a + b - 1) / b near INT_MAX.
-constexpr int ceil_div(int a, int b) { return (a - 1) / b + 1; }
 
 // The kernel needs about 30 registers, so registers never limit occupancy: every thread slot of
 // the SM can hold a warp. Chapter 01 uses the same bounds, so the two kernels differ only in their
@@ -65,8 +60,10 @@ __global__ void __launch_bounds__(kThreads)
 void launch_naive(const sgemm::Problem& p, const float* A, const float* B, float* C,
                   cudaStream_t stream) {
   const dim3 block(kBlockDimX, kBlockDimY);
-  const int blocks_y = ceil_div(p.n, kBlockDimY);
-  const dim3 grid(ceil_div(p.m, kBlockDimX), blocks_y < kMaxGridY ? blocks_y : kMaxGridY);
+  // Columns go on gridDim.y (at most 65535 blocks): a wider C loops over the grid in the kernel.
+  const int blocks_y = sgemm::ceil_div(p.n, kBlockDimY);
+  const dim3 grid(sgemm::ceil_div(p.m, kBlockDimX),
+                  blocks_y < sgemm::kMaxGridY ? blocks_y : sgemm::kMaxGridY);
   sgemm_naive<<<grid, block, 0, stream>>>(p.m, p.n, p.k, p.alpha, A, B, p.beta, C);
 }
 

@@ -8,52 +8,60 @@
 // threads of a warp read 32 consecutive floats of a row of B (four 32-byte sectors, one cache
 // line) and write 32 consecutive floats of C, while A[row][i] is one address for the whole warp
 // (a broadcast). Same arithmetic, same bytes requested, far fewer sectors per request.
+// Blocks run in plain row-by-row order. A second idea, the order in which blocks start (grouped
+// so that the L2 holds what neighbours share), is a measured variant of this file:
+// SGEMM_GROUP_ROWS, README.md "Block order".
 // Limits: still no data reuse beyond what the caches find (0.25 FLOP per byte requested); every
 // FMA needs two load instructions, so the L1 load path caps it.
 // Example: build/bin/01_coalescing --size 4096
 
 #include <cstdint>
+#include <string>
 
 #include <cuda_runtime.h>
 
+#include "common/grid.h"
 #include "common/harness.h"
 
-// Block shape and block order, chosen on the H100: README.md, "Choosing the block". The tuning
-// build (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
+// Block shape (x, y), chosen on the H100: README.md, "Choosing the block". The tuning build
+// (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
 // A warp is one row of the block, 32 consecutive columns of C; the warps of a block work on the
 // same 32 columns and share each cache line of B in L1.
 #ifndef SGEMM_TILE
-#define SGEMM_TILE 32, 32, 16
+#define SGEMM_TILE 32, 32
+#endif
+// Block rows visited together (README.md, "Block order"). 1: plain row-by-row order, this
+// chapter's kernel; the tuning build's variants grouped4/8/16 measure the grouped order.
+#ifndef SGEMM_GROUP_ROWS
+#define SGEMM_GROUP_ROWS 1
 #endif
 
 struct BlockShape {
-  int x;           // threads along the columns of C (the fast index of a warp)
-  int y;           // threads along the rows of C
-  int group_rows;  // block rows visited together (1: plain row-by-row order); see block_origin()
+  int x;  // threads along the columns of C (the fast index of a warp)
+  int y;  // threads along the rows of C
 };
 constexpr BlockShape kBlock{SGEMM_TILE};
 constexpr int kBlockDimX = kBlock.x;
 constexpr int kBlockDimY = kBlock.y;
-constexpr int kGroupRows = kBlock.group_rows;
+constexpr int kGroupRows = SGEMM_GROUP_ROWS;
 constexpr int kThreads = kBlockDimX * kBlockDimY;
 static_assert(kBlockDimX == 32, "a warp must cover 32 consecutive columns to coalesce fully");
 static_assert(kThreads <= 1024, "a block holds at most 1024 threads");
 static_assert(kGroupRows >= 1, "a group holds at least one row of blocks");
 
-// gridDim.y is limited to 65535 blocks; rows go on y, so the launcher splits taller C.
-constexpr int kMaxGridY = 65535;
-
-// ceil(a / b) for a >= 1 that cannot overflow, unlike (a + b - 1) / b near INT_MAX.
-constexpr int ceil_div(int a, int b) { return (a - 1) / b + 1; }
-
 // The order in which blocks start decides which lines of A and B the L2 (50 MB) still holds when
-// a neighbour asks for them. Row-by-row, one wave of 2 x 132 resident blocks spans a whole row of
-// blocks at 8192^3 and reads all of B (256 MB) from DRAM for every 32 rows of C. Grouped, the
-// wave covers kGroupRows rows of blocks by a few dozen columns, so the strips of A and B it reads
-// stay in L2 while the wave's blocks share them. Block b runs the tile at (row, col) walking
-// down a group of kGroupRows block rows first, then across. Only the order changes: every tile
-// is still computed exactly once.
+// a neighbour asks for them. Row-by-row (kGroupRows == 1), one wave of 2 x 132 resident blocks
+// spans a whole row of blocks at 8192^3 and reads all of B (256 MB) from DRAM for every 32 rows
+// of C. Grouped, the wave covers kGroupRows rows of blocks by a few dozen columns, so the strips
+// of A and B it reads stay in L2 while the wave's blocks share them. Block b runs the tile at
+// (row, col) walking down a group of kGroupRows block rows first, then across. Only the order
+// changes: every tile is still computed exactly once.
 __device__ __forceinline__ void block_origin(int* block_row, int* block_col) {
+  if constexpr (kGroupRows == 1) {
+    *block_row = blockIdx.y;
+    *block_col = blockIdx.x;
+    return;
+  }
   const int b = blockIdx.y * gridDim.x + blockIdx.x;
   const int per_group = kGroupRows * gridDim.x;
   const int first_row = b / per_group * kGroupRows;
@@ -94,22 +102,23 @@ __global__ void __launch_bounds__(kThreads)
 void launch_coalesced(const sgemm::Problem& p, const float* A, const float* B, float* C,
                       cudaStream_t stream) {
   const dim3 block(kBlockDimX, kBlockDimY);
-  // A slab of rows of C is itself a GEMM (same B, same K and N): C taller than the grid's 65535
-  // block rows runs as several launches, A and C advanced by the slab's rows.
-  constexpr int kSlabRows = kMaxGridY * kBlockDimY;
-  for (int64_t row0 = 0; row0 < p.m; row0 += kSlabRows) {
-    const int rows = static_cast<int>(p.m - row0 < kSlabRows ? p.m - row0 : kSlabRows);
-    const dim3 grid(ceil_div(p.n, kBlockDimX), ceil_div(rows, kBlockDimY));
+  // Rows of blocks go on gridDim.y (at most 65535): a taller C runs as several row slabs.
+  sgemm::for_each_row_slab(p, kBlockDimY, [&](int64_t row0, int rows) {
+    const dim3 grid(sgemm::ceil_div(p.n, kBlockDimX), sgemm::ceil_div(rows, kBlockDimY));
     sgemm_coalesced<<<grid, block, 0, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B, p.beta,
                                                 C + row0 * p.n);
-  }
+  });
 }
 
 int main(int argc, char** argv) {
   // Traffic model: tile 1 x 1, as in chapter 00. Coalescing changes how many sectors each request
   // touches, not how many bytes the threads ask for.
-  const sgemm::Chapter chapter{"01_coalescing",
-                               "coalesced: one thread per element, threadIdx.x on columns",
-                               &launch_coalesced, 1, 1};
+  // The title carries the block order, so the tuning variants tell themselves apart.
+  static const std::string title =
+      std::string("coalesced: one thread per element, threadIdx.x on columns, block ") +
+      std::to_string(kBlockDimX) + "x" + std::to_string(kBlockDimY) +
+      (kGroupRows == 1 ? ", row-by-row order" : ", grouped order of " +
+                                                    std::to_string(kGroupRows) + " block rows");
+  const sgemm::Chapter chapter{"01_coalescing", title.c_str(), &launch_coalesced, 1, 1};
   return sgemm::run_chapter(chapter, argc, argv);
 }

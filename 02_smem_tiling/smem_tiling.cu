@@ -19,6 +19,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/grid.h"
 #include "common/harness.h"
 
 // Tile shape (BM, BN, BK), chosen on the H100: README.md, "Choosing the tile".
@@ -33,12 +34,6 @@ struct TileShape {
   int block_k;  // kBlockK: width of the K slice held in shared memory per step
 };
 constexpr TileShape kTile{SGEMM_TILE};
-
-// gridDim.y is limited to 65535 blocks; block rows go on y, so the launcher splits taller C.
-constexpr int kMaxGridY = 65535;
-
-// ceil(a / b) for a >= 1 that cannot overflow, unlike (a + b - 1) / b near INT_MAX.
-constexpr int ceil_div(int a, int b) { return (a - 1) / b + 1; }
 
 // One thread per element of the C tile: kBlockM * kBlockN threads. __launch_bounds__ gives the
 // compiler the exact block size; the kernel needs about 32 registers, so registers never limit
@@ -128,15 +123,12 @@ template <int kBlockM, int kBlockN, int kBlockK>
 void launch_smem_tiled(const sgemm::Problem& p, const float* A, const float* B, float* C,
                        cudaStream_t stream) {
   const dim3 block(kBlockN, kBlockM);
-  // A slab of rows of C is itself a GEMM (same B, same K and N): C taller than the grid's 65535
-  // block rows runs as several launches, A and C advanced by the slab's rows.
-  constexpr int kSlabRows = kMaxGridY * kBlockM;
-  for (int64_t row0 = 0; row0 < p.m; row0 += kSlabRows) {
-    const int rows = static_cast<int>(p.m - row0 < kSlabRows ? p.m - row0 : kSlabRows);
-    const dim3 grid(ceil_div(p.n, kBlockN), ceil_div(rows, kBlockM));
+  // Rows of blocks go on gridDim.y (at most 65535): a taller C runs as several row slabs.
+  sgemm::for_each_row_slab(p, kBlockM, [&](int64_t row0, int rows) {
+    const dim3 grid(sgemm::ceil_div(p.n, kBlockN), sgemm::ceil_div(rows, kBlockM));
     sgemm_smem_tiled<kBlockM, kBlockN, kBlockK><<<grid, block, 0, stream>>>(
         rows, p.n, p.k, p.alpha, A + row0 * p.k, B, p.beta, C + row0 * p.n);
-  }
+  });
 }
 
 int main(int argc, char** argv) {

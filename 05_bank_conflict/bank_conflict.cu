@@ -22,6 +22,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/grid.h"
 #include "common/harness.h"
 
 // Tile shape (BM, BN, BK, WM, WN, TM, TN), chosen on the H100: README.md, "Choosing the tile".
@@ -32,13 +33,7 @@
 
 namespace {
 
-// ceil(a / b) for a >= 1 that cannot overflow, unlike (a + b - 1) / b near INT_MAX.
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a - 1) / b + 1; }
-
 constexpr int log2_exact(int x) { return x <= 1 ? 0 : 1 + log2_exact(x / 2); }
-
-// gridDim.y is limited to 65535 blocks; block rows go on y, so the launcher splits taller C.
-constexpr int kMaxGridY = 65535;
 
 // Everything the kernel derives from the tile shape, checked at compile time so that a bad
 // candidate of the tuning build fails to compile instead of failing at run time.
@@ -269,15 +264,12 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
   // cudaMalloc pointers are 256-byte aligned, so the shape decides.
   const bool aligned = p.k % 4 == 0 && p.n % 4 == 0;
   auto* kernel = aligned ? &sgemm_warp_tiled<T, true> : &sgemm_warp_tiled<T, false>;
-  // A slab of rows of C is itself a GEMM (same B, K and N): C taller than the grid's 65535 block
-  // rows runs as several launches, A and C advanced by the slab's rows.
-  constexpr int kSlabRows = kMaxGridY * T::kBlockM;
-  for (int64_t row0 = 0; row0 < p.m; row0 += kSlabRows) {
-    const int rows = static_cast<int>(p.m - row0 < kSlabRows ? p.m - row0 : kSlabRows);
-    const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM));
+  // Rows of blocks go on gridDim.y (at most 65535): a taller C runs as several row slabs.
+  sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
+    const dim3 grid(sgemm::ceil_div(p.n, T::kBlockN), sgemm::ceil_div(rows, T::kBlockM));
     kernel<<<grid, T::kThreads, 0, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B, p.beta,
                                              C + row0 * p.n);
-  }
+  });
 }
 
 }  // namespace

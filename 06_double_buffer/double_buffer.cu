@@ -12,8 +12,10 @@
 // (register double buffering). One barrier per K tile instead of two. Edges are handled when a
 // tile is copied (cp.async zero-fills what lies outside A or B), so the compute loop has no
 // bounds checks, and interior tiles are copied without any either. With the loads off the
-// critical path a bigger tile pays: 128 x 256 x 16, 8 x 16 accumulators per thread. Small
-// problems, whose big tiles would leave SMs idle, get a 64 x 128 tile from the launcher.
+// critical path a bigger tile pays: 128 x 256 x 16, 8 x 16 accumulators per thread.
+// Each sub-step is a variant of this file (README.md, "Results"): the pipeline at chapter 05's
+// tile with 2 stages and SGEMM_REGISTER_DOUBLE_BUFFER=0, then register double buffering, then
+// more stages, then the bigger tile (SGEMM_TILE).
 // Limits: FP32 CUDA cores only (no tensor cores); cp.async needs sm_80 or newer (older GPUs take
 // a synchronous copy with the same structure, see copy_4()).
 // Example: build/bin/06_double_buffer --size 4096
@@ -23,6 +25,8 @@
 
 #include <cuda_runtime.h>
 
+#include "common/check.h"
+#include "common/grid.h"
 #include "common/harness.h"
 
 // Tile shape (BM, BN, BK, WM, WN, TM, TN, STAGES), chosen on the H100: README.md, "Choosing the
@@ -31,16 +35,17 @@
 #ifndef SGEMM_TILE
 #define SGEMM_TILE 128, 256, 16, 64, 64, 8, 16, 3
 #endif
+// 1: read the fragments of step kk + 1 while step kk computes (two register sets). 0: read a
+// step's fragments, then compute them (the variant tile05_2stages_noregdb measures the gap).
+#ifndef SGEMM_REGISTER_DOUBLE_BUFFER
+#define SGEMM_REGISTER_DOUBLE_BUFFER 1
+#endif
 
 namespace {
 
-// ceil(a / b) for a >= 1 that cannot overflow, unlike (a + b - 1) / b near INT_MAX.
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a - 1) / b + 1; }
+constexpr bool kRegisterDoubleBuffer = SGEMM_REGISTER_DOUBLE_BUFFER != 0;
 
 constexpr int log2_exact(int x) { return x <= 1 ? 0 : 1 + log2_exact(x / 2); }
-
-// gridDim.y is limited to 65535 blocks; block rows go on y, so the launcher splits taller C.
-constexpr int kMaxGridY = 65535;
 
 // Everything the kernel derives from the tile shape, checked at compile time so that a bad
 // candidate of the tuning build fails to compile instead of failing at run time.
@@ -109,15 +114,13 @@ struct Tile {
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
 };
 
-// The tile of the SGEMM_TILE macro, and the smaller one the launcher takes when the big tile
-// would leave SMs idle (README.md, "Small problems"): 128 threads, 4 blocks per SM.
+// The tile of the SGEMM_TILE macro.
 struct TileShape {
   int block_m, block_n, block_k, warp_m, warp_n, thread_m, thread_n, stages;
 };
 constexpr TileShape kTile{SGEMM_TILE};
 using MainTile = Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n,
                       kTile.thread_m, kTile.thread_n, kTile.stages>;
-using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;
 
 // ---- cp.async: asynchronous global -> shared copies (sm_80+) ----------------------------------
 // A copy with valid == false reads nothing and writes zeros (src-size 0), which is how the tile
@@ -306,7 +309,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     plan.b_src = kAligned && !plan.b_ok ? 0 : block_col + plan.b_col;
   }
 
-  const int num_tiles = ceil_div(k, T::kBlockK);
+  const int num_tiles = sgemm::ceil_div(k, T::kBlockK);
 
   // Prologue 2: start the first kStages - 1 tiles. Every iteration commits exactly one group
   // (empty past the last tile), so "tile t has landed" is always "at most kStages - 2 groups
@@ -333,7 +336,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 
   copy_wait<T::kStages - 2>();
   __syncthreads();
-  load_fragments<T>(rA[0], rB[0], smem, smem + kSizeA, a_off, b_off, 0);
+  if constexpr (kRegisterDoubleBuffer) {
+    load_fragments<T>(rA[0], rB[0], smem, smem + kSizeA, a_off, b_off, 0);
+  }
 
   // Main loop: compute tile t out of stage read_stage while tiles t+1 .. t+kStages-1 are in
   // flight. The stage written now, write_stage, held tile t-1: every thread finished reading it
@@ -357,23 +362,40 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     copy_commit();
 
     const float* sA = smem + read_stage * T::kStageFloats;
+    if constexpr (kRegisterDoubleBuffer) {
 #pragma unroll
-    for (int kk = 0; kk < T::kBlockK; ++kk) {
-      if (kk < T::kBlockK - 1) {
-        // Register double buffering: fetch step kk + 1 while step kk computes.
-        load_fragments<T>(rA[(kk + 1) % 2], rB[(kk + 1) % 2], sA, sA + kSizeA, a_off, b_off,
-                          kk + 1);
-      } else if (t + 1 < num_tiles) {
-        // Last step of the tile: wait for tile t+1, then fetch its first fragments before the
-        // last FMAs of this tile, so the barrier's latency overlaps them.
+      for (int kk = 0; kk < T::kBlockK; ++kk) {
+        if (kk < T::kBlockK - 1) {
+          // Register double buffering: fetch step kk + 1 while step kk computes.
+          load_fragments<T>(rA[(kk + 1) % 2], rB[(kk + 1) % 2], sA, sA + kSizeA, a_off, b_off,
+                            kk + 1);
+        } else if (t + 1 < num_tiles) {
+          // Last step of the tile: wait for tile t+1, then fetch its first fragments before the
+          // last FMAs of this tile, so the barrier's latency overlaps them.
+          copy_wait<T::kStages - 2>();
+          __syncthreads();
+          read_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
+          write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
+          const float* sA_next = smem + read_stage * T::kStageFloats;
+          load_fragments<T>(rA[0], rB[0], sA_next, sA_next + kSizeA, a_off, b_off, 0);
+        }
+        outer_product<T>(acc, rA[kk % 2], rB[kk % 2]);
+      }
+    } else {
+      // TUTORIAL: the plain loop. Each step's FMAs wait for its own fragment loads; only the
+      // copies of later tiles overlap the compute.
+#pragma unroll
+      for (int kk = 0; kk < T::kBlockK; ++kk) {
+        load_fragments<T>(rA[0], rB[0], sA, sA + kSizeA, a_off, b_off, kk);
+        outer_product<T>(acc, rA[0], rB[0]);
+      }
+      if (t + 1 < num_tiles) {
+        // Tile t+1 has landed, and every thread is done with stage read_stage.
         copy_wait<T::kStages - 2>();
         __syncthreads();
         read_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
         write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
-        const float* sA_next = smem + read_stage * T::kStageFloats;
-        load_fragments<T>(rA[0], rB[0], sA_next, sA_next + kSizeA, a_off, b_off, 0);
       }
-      outer_product<T>(acc, rA[kk % 2], rB[kk % 2]);
     }
   }
 
@@ -413,65 +435,29 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 }
 
-// Launches one tile shape over the whole problem.
-template <class T>
-void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float* C,
-                 cudaStream_t stream) {
+// Launches the kernel over the whole problem: only the grid, and the shared-memory allowance.
+void launch_double_buffered(const sgemm::Problem& p, const float* A, const float* B, float* C,
+                            cudaStream_t stream) {
+  using T = MainTile;
   const bool aligned = p.n % 4 == 0;  // cudaMalloc pointers are 256-byte aligned
   auto* kernel = aligned ? &sgemm_double_buffered<T, true> : &sgemm_double_buffered<T, false>;
   if (T::kSmemBytes > 48 * 1024) {
     // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
     static const bool raised = [] {
-      cudaFuncSetAttribute(sgemm_double_buffered<T, true>,
-                           cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
-      cudaFuncSetAttribute(sgemm_double_buffered<T, false>,
-                           cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+      CUDA_CHECK(cudaFuncSetAttribute(sgemm_double_buffered<T, true>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
+      CUDA_CHECK(cudaFuncSetAttribute(sgemm_double_buffered<T, false>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
       return true;
     }();
     (void)raised;
   }
-  // A slab of rows of C is itself a GEMM (same B, K and N): C taller than the grid's 65535 block
-  // rows runs as several launches, A and C advanced by the slab's rows.
-  constexpr int kSlabRows = kMaxGridY * T::kBlockM;
-  for (int64_t row0 = 0; row0 < p.m; row0 += kSlabRows) {
-    const int rows = static_cast<int>(p.m - row0 < kSlabRows ? p.m - row0 : kSlabRows);
-    const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM));
-    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B,
-                                                         p.beta, C + row0 * p.n);
-  }
-}
-
-int sm_count() {
-  static const int count = [] {
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return sms;
-  }();
-  return count;
-}
-
-// The big tile when it gives every SM at least one block; the small one otherwise (2048^3 has
-// only 128 tiles of 128 x 256 for the H100's 132 SMs, 1024^3 only 32).
-bool takes_small_tile(const sgemm::Problem& p) {
-  const int64_t big_tiles =
-      static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  return big_tiles < sm_count();
-}
-
-void launch_double_buffered(const sgemm::Problem& p, const float* A, const float* B, float* C,
-                            cudaStream_t stream) {
-  if (takes_small_tile(p)) {
-    launch_tile<SmallTile>(p, A, B, C, stream);
-  } else {
-    launch_tile<MainTile>(p, A, B, C, stream);
-  }
-}
-
-// The tile the launcher takes for this problem, for the harness's traffic model.
-sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return takes_small_tile(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  // Rows of blocks go on gridDim.y (at most 65535): a taller C runs as several row slabs.
+  sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
+    const dim3 grid(sgemm::ceil_div(p.n, T::kBlockN), sgemm::ceil_div(rows, T::kBlockM));
+    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k,
+                                                         B, p.beta, C + row0 * p.n);
+  });
 }
 
 }  // namespace
@@ -479,12 +465,12 @@ sgemm::TileSize tile_for(const sgemm::Problem& p) {
 int main(int argc, char** argv) {
   // The title carries the tile, so tuning runs of other SGEMM_TILE values tell themselves apart.
   static const std::string title =
-      "double buffering (cp.async, " + std::to_string(kTile.stages) +
-      " stages), BM x BN x BK = " + std::to_string(kTile.block_m) + "x" +
+      "double buffering (cp.async, " + std::to_string(kTile.stages) + " stages" +
+      (kRegisterDoubleBuffer ? "" : ", no register double buffering") + "), BM x BN x BK = " + std::to_string(kTile.block_m) + "x" +
       std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) + ", warp " +
       std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n) + ", thread " +
       std::to_string(kTile.thread_m) + "x" + std::to_string(kTile.thread_n);
   const sgemm::Chapter chapter{"06_double_buffer", title.c_str(), &launch_double_buffered,
-                               kTile.block_m,      kTile.block_n, &tile_for};
+                               kTile.block_m, kTile.block_n};
   return sgemm::run_chapter(chapter, argc, argv);
 }
