@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Seeded uniform random numbers in [-1, 1), the same on the host and the device: element i of a
-// matrix is a pure function of (seed, stream, i), so a fill needs no state, runs in parallel, and a
-// host test can recompute any element. The mixer is SplitMix64's finaliser.
+// Seeded random inputs, the same on the host and the device: element i of a matrix is a pure
+// function of (seed, stream, i), so a fill needs no state, runs in parallel, and a host test can
+// recompute any element. The mixer is SplitMix64's finaliser. Three distributions (--dist):
+//   uniform  in [-1, 1) (the default);
+//   normal   mean 0, variance 1 (Box-Muller on two 24-bit uniforms);
+//   wide     random sign, mantissa in [1, 2), exponent uniform in [-20, 20]: magnitudes spread over
+//            2^-20 .. 2^21, so products and sums meet very different scales (the case where an
+//            error bound relative to the result's rms says least).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -14,6 +20,11 @@
 
 namespace sgemm {
 
+enum class Distribution { kUniform, kNormal, kWide };
+
+inline constexpr int kWideMinExponent = -20;
+inline constexpr int kWideMaxExponent = 20;
+
 SGEMM_HOST_DEVICE inline uint64_t mix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -21,12 +32,41 @@ SGEMM_HOST_DEVICE inline uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// stream separates the matrices (A, B, C) drawn from one seed.
+// 64 random bits for element `index` of the matrix `stream` (A, B, C) drawn from `seed`.
+SGEMM_HOST_DEVICE inline uint64_t random_bits(uint64_t seed, uint64_t stream, uint64_t index) {
+  return mix64(mix64(seed ^ (stream << 56)) + index);
+}
+
+// The top 24 bits give every float in [0, 1) on a 2^-24 grid; never exactly 1.
+SGEMM_HOST_DEVICE inline float unit_from_bits(uint64_t bits24) {
+  return static_cast<float>(bits24) * (1.0f / 16777216.0f);
+}
+
 SGEMM_HOST_DEVICE inline float uniform_pm1(uint64_t seed, uint64_t stream, uint64_t index) {
-  const uint64_t bits = mix64(mix64(seed ^ (stream << 56)) + index);
-  // The top 24 bits give every float in [0, 1) on a 2^-24 grid; never exactly 1.
-  const float unit = static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
-  return 2.0f * unit - 1.0f;
+  return 2.0f * unit_from_bits(random_bits(seed, stream, index) >> 40) - 1.0f;
+}
+
+SGEMM_HOST_DEVICE inline float draw(Distribution dist, uint64_t seed, uint64_t stream,
+                                    uint64_t index) {
+  const uint64_t bits = random_bits(seed, stream, index);
+  switch (dist) {
+    case Distribution::kNormal: {
+      // u1 in (0, 1] so the logarithm is finite; u2 in [0, 1).
+      const float u1 = 1.0f - unit_from_bits(bits >> 40);
+      const float u2 = unit_from_bits((bits >> 16) & 0xFFFFFF);
+      return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+    }
+    case Distribution::kWide: {
+      constexpr int kSpan = kWideMaxExponent - kWideMinExponent + 1;
+      const int exponent = kWideMinExponent + static_cast<int>((bits >> 32) % kSpan);
+      const float mantissa = 1.0f + static_cast<float>(bits & 0x7FFFFF) * (1.0f / 8388608.0f);
+      const float magnitude = ldexpf(mantissa, exponent);  // exact: a power-of-two scaling
+      return (bits >> 63) ? -magnitude : magnitude;
+    }
+    case Distribution::kUniform:
+    default:
+      return 2.0f * unit_from_bits(bits >> 40) - 1.0f;
+  }
 }
 
 }  // namespace sgemm

@@ -3,7 +3,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,7 +47,8 @@ std::string help_footer(const std::string& prog) {
     << "\nExit codes:\n"
        "  0  every shape verified (or --no-verify)\n"
        "  1  wrong result: some element outside the tolerance, or NaN/Inf\n"
-       "  2  bad usage: unknown option, bad number, bad shape, bad device index\n"
+       "  2  bad usage: unknown option, bad number, bad shape, bad device index, an --output\n"
+       "     file that cannot be written\n"
        "  3  CUDA or runtime failure: no GPU, not enough device memory, launch failure\n";
   return f.str();
 }
@@ -59,14 +64,67 @@ std::string validate(const Options& o) {
   return {};
 }
 
-std::string check_dims(const char* flag, const std::vector<int>& values) {
-  for (int v : values) {
-    if (v < 1) return std::string(flag) + " must be >= 1 (got " + std::to_string(v) + ")";
+// The shapes of --size, or of the zipped --m/--n/--k lists (a length-1 list repeats), or the
+// default 4096^3. Returns the reason when the flags do not fit together.
+std::string shapes_from(const std::vector<int>& sizes, const std::vector<int>& ms,
+                        const std::vector<int>& ns, const std::vector<int>& ks,
+                        std::vector<Shape>* shapes) {
+  const bool zipped = !ms.empty() || !ns.empty() || !ks.empty();
+  if (!sizes.empty() && zipped) return "use --size or --m/--n/--k, not both";
+  if (!sizes.empty()) {
+    for (int s : sizes) shapes->push_back({s, s, s});
+    return {};
+  }
+  if (!zipped) {
+    shapes->push_back({4096, 4096, 4096});
+    return {};
+  }
+  if (ms.empty() || ns.empty() || ks.empty()) return "--m, --n and --k go together";
+  const size_t count = std::max({ms.size(), ns.size(), ks.size()});
+  for (const auto* list : {&ms, &ns, &ks}) {
+    if (list->size() != 1 && list->size() != count) {
+      return "--m, --n and --k lists must have the same length (or length 1)";
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    shapes->push_back(
+        {ms[ms.size() == 1 ? 0 : i], ns[ns.size() == 1 ? 0 : i], ks[ks.size() == 1 ? 0 : i]});
   }
   return {};
 }
 
 }  // namespace
+
+std::string parse_dimensions(const std::string& flag, const std::vector<std::string>& args,
+                             std::vector<int>* values) {
+  values->clear();
+  for (const std::string& arg : args) {
+    size_t start = 0;
+    while (true) {
+      const size_t comma = arg.find(',', start);
+      const std::string item =
+          arg.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (item.empty()) {
+        return flag + " has an empty item in '" + arg + "': give sizes like 1024,2048";
+      }
+      errno = 0;
+      char* end = nullptr;
+      const long long v = std::strtoll(item.c_str(), &end, 10);
+      if (end == item.c_str() || *end != '\0') {
+        return flag + " takes positive integers, comma-separated (got '" + item + "')";
+      }
+      if (errno == ERANGE || v > INT_MAX) {
+        return flag + " " + item + " is out of range: a dimension is 1 .. " +
+               std::to_string(INT_MAX);
+      }
+      if (v < 1) return flag + " must be >= 1 (got " + item + ")";
+      values->push_back(static_cast<int>(v));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return {};
+}
 
 ParseOutcome parse_options(int argc, const char* const* argv, const std::string& chapter_name,
                            const std::string& chapter_title, Options* options) {
@@ -80,13 +138,15 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
                        std::string(chapter_name) + " (sgemm-tutorial " + kProjectVersion + ")");
   app.footer(help_footer(prog));
 
-  std::vector<int> sizes, ms, ns, ks;
-  std::string format = "table", reference = "cublas";
-  bool no_verify = false, no_cublas = false;
-  app.add_option("--size", sizes, "square sizes S[,S...]: M = N = K = S")->delimiter(',');
-  app.add_option("--m", ms, "rows of A and C (list)")->delimiter(',');
-  app.add_option("--n", ns, "columns of B and C (list)")->delimiter(',');
-  app.add_option("--k", ks, "columns of A, rows of B (list)")->delimiter(',');
+  // Dimensions are read as text and parsed here, so that an empty item, a word or a number past
+  // INT_MAX each get their own message.
+  std::vector<std::string> size_args, m_args, n_args, k_args;
+  std::string format = "table", reference = "cublas", dist = "uniform";
+  bool no_verify = false, no_cublas = false, no_accuracy = false;
+  app.add_option("--size", size_args, "square sizes S[,S...]: M = N = K = S");
+  app.add_option("--m", m_args, "rows of A and C (list)");
+  app.add_option("--n", n_args, "columns of B and C (list)");
+  app.add_option("--k", k_args, "columns of A, rows of B (list)");
   app.add_option("--alpha", o.alpha, "scale of A*B")->capture_default_str();
   app.add_option("--beta", o.beta, "scale of the old C (0: C is not read)")->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed launches before sampling")->capture_default_str();
@@ -101,8 +161,16 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
   app.add_option("--tolerance", o.tolerance,
                  "error bound in units of FLT_EPSILON*sqrt(K)*(|want|+rms)")
       ->capture_default_str();
-  app.add_option("--reference", reference, "cublas, or cpu (double accumulation; small shapes)")
+  app.add_option("--reference", reference,
+                 "cublas (the mode of the chapter's precision contract), cpu (double "
+                 "accumulation; small shapes) or fp64 (a double GEMM on the GPU)")
       ->capture_default_str();
+  app.add_option("--dist", dist,
+                 "input distribution: uniform in [-1, 1), normal (0, 1), or wide (random sign, "
+                 "exponents -20..20)")
+      ->capture_default_str();
+  app.add_flag("--no-accuracy", no_accuracy,
+               "skip the errors against an FP64 GEMM (chapter and cuBLAS FP32)");
   app.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
   app.add_option("--device", o.device, "CUDA device index")->capture_default_str();
   app.add_option("--format", format, "table, csv or json")->capture_default_str();
@@ -123,33 +191,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
     return outcome;
   }
 
-  std::string problem;
-  if (!sizes.empty() && (!ms.empty() || !ns.empty() || !ks.empty())) {
-    problem = "use --size or --m/--n/--k, not both";
-  } else if (!sizes.empty()) {
-    problem = check_dims("--size", sizes);
-    for (int s : sizes) o.shapes.push_back({s, s, s});
-  } else if (!ms.empty() || !ns.empty() || !ks.empty()) {
-    if (ms.empty() || ns.empty() || ks.empty()) {
-      problem = "--m, --n and --k go together";
-    } else {
-      const size_t count = std::max({ms.size(), ns.size(), ks.size()});
-      for (const auto* list : {&ms, &ns, &ks}) {
-        if (list->size() != 1 && list->size() != count) {
-          problem = "--m, --n and --k lists must have the same length (or length 1)";
-        }
-      }
-      if (problem.empty()) problem = check_dims("--m", ms);
-      if (problem.empty()) problem = check_dims("--n", ns);
-      if (problem.empty()) problem = check_dims("--k", ks);
-      for (size_t i = 0; problem.empty() && i < count; ++i) {
-        o.shapes.push_back(
-            {ms[ms.size() == 1 ? 0 : i], ns[ns.size() == 1 ? 0 : i], ks[ks.size() == 1 ? 0 : i]});
-      }
-    }
-  } else {
-    o.shapes.push_back({4096, 4096, 4096});
-  }
+  std::vector<int> sizes, ms, ns, ks;
+  std::string problem = parse_dimensions("--size", size_args, &sizes);
+  if (problem.empty()) problem = parse_dimensions("--m", m_args, &ms);
+  if (problem.empty()) problem = parse_dimensions("--n", n_args, &ns);
+  if (problem.empty()) problem = parse_dimensions("--k", k_args, &ks);
+  if (problem.empty()) problem = shapes_from(sizes, ms, ns, ks, &o.shapes);
 
   if (format == "table") {
     o.format = OutputFormat::kTable;
@@ -164,9 +211,21 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
     o.reference = Reference::kCublas;
   } else if (reference == "cpu") {
     o.reference = Reference::kCpu;
+  } else if (reference == "fp64") {
+    o.reference = Reference::kFp64;
   } else if (problem.empty()) {
-    problem = "--reference must be cublas or cpu (got '" + reference + "')";
+    problem = "--reference must be cublas, cpu or fp64 (got '" + reference + "')";
   }
+  if (dist == "uniform") {
+    o.dist = Distribution::kUniform;
+  } else if (dist == "normal") {
+    o.dist = Distribution::kNormal;
+  } else if (dist == "wide") {
+    o.dist = Distribution::kWide;
+  } else if (problem.empty()) {
+    problem = "--dist must be uniform, normal or wide (got '" + dist + "')";
+  }
+  o.accuracy = !no_accuracy;
   o.verify = !no_verify;
   o.time_cublas = !no_cublas;
   if (problem.empty()) problem = validate(o);

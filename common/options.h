@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/fill.h"
+
 namespace sgemm {
 
 struct Shape {
@@ -16,7 +18,9 @@ struct Shape {
 };
 
 enum class OutputFormat { kTable, kCsv, kJson };
-enum class Reference { kCublas, kCpu };
+// What the chapter's result is verified against: cuBLAS in the mode of the chapter's precision
+// contract (default), a double-accumulating CPU loop (small shapes), or an FP64 GEMM on the GPU.
+enum class Reference { kCublas, kCpu, kFp64 };
 
 struct Options {
   std::vector<Shape> shapes;  // the sweep, in the order given
@@ -30,6 +34,8 @@ struct Options {
   bool time_cublas = true;
   double tolerance = 16.0;  // in units of FLT_EPSILON * sqrt(K); see verify.h
   Reference reference = Reference::kCublas;
+  Distribution dist = Distribution::kUniform;
+  bool accuracy = true;  // errors against an FP64 GEMM, for the chapter and for cuBLAS
   uint64_t seed = 2026;
   int device = 0;
   OutputFormat format = OutputFormat::kTable;
@@ -44,6 +50,11 @@ struct ParseOutcome {
   int exit_code = 0;
   std::string message;
 };
+
+// Parses "S[,S...]" (one or more arguments of comma-separated integers) into values in
+// [1, INT_MAX]. Returns an empty string, or the one-line reason the text is refused.
+std::string parse_dimensions(const std::string& flag, const std::vector<std::string>& args,
+                             std::vector<int>* values);
 
 ParseOutcome parse_options(int argc, const char* const* argv, const std::string& chapter_name,
                            const std::string& chapter_title, Options* options);

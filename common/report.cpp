@@ -64,14 +64,50 @@ std::string csv_number(const std::optional<double>& v) {
 
 // One format for the header and the rows keeps the columns aligned; all fields are strings.
 const char* kTableFormat =
-    "%-16s %6s %6s %6s %9s %6s %8s %8s %8s %6s %7s %7s  %-7s %9s %9s %9s  %s";
+    "%-16s %6s %6s %6s %9s %6s %8s %8s %8s %6s %7s %7s  %-7s %9s  %9s %9s %9s %9s  %s";
+
+std::string err_cell(const std::optional<ErrorStats>& e, bool rms) {
+  if (!e) return "-";
+  if (e->nonfinite > 0) return "nan";
+  return fmt("%.2e", rms ? e->rms_rel_c : e->max_rel_c);
+}
+
+std::string json_errors(const std::optional<ErrorStats>& e) {
+  if (!e) return "null";
+  return "{\"rms_rel_c\": " + json_number(e->rms_rel_c) +
+         ", \"max_rel_c\": " + json_number(e->max_rel_c) +
+         ", \"rms_rel_ab\": " + json_number(e->rms_rel_ab) +
+         ", \"max_rel_ab\": " + json_number(e->max_rel_ab) +
+         ", \"nonfinite\": " + std::to_string(e->nonfinite) + "}";
+}
+
+std::string csv_errors(const std::optional<ErrorStats>& e) {
+  if (!e) return ",,,";
+  return csv_number(e->rms_rel_c) + "," + csv_number(e->max_rel_c) + "," +
+         csv_number(e->rms_rel_ab) + "," + csv_number(e->max_rel_ab);
+}
 
 const char* kCsvHeader =
     "chapter,m,n,k,time_ms,noise,tflops,cublas_time_ms,cublas_tflops,pct_cublas,pct_peak,samples,"
     "ratio,ideal_ratio,ridge,bound,max_abs_err,max_rel_err,rel_fro_err,mismatches,status,"
-    "device,sm_clock_mhz,fp32_peak_tflops,dram_bandwidth_gbs";
+    "device,sm_clock_mhz,fp32_peak_tflops,dram_bandwidth_gbs,precision,run_differences,"
+    "fp64_rms_rel_c,fp64_max_rel_c,fp64_rms_rel_ab,fp64_max_rel_ab,"
+    "cublas_fp32_rms_rel_c,cublas_fp32_max_rel_c,cublas_fp32_rms_rel_ab,cublas_fp32_max_rel_ab,"
+    "cublas_tf32_rms_rel_c,cublas_tf32_max_rel_c,cublas_tf32_rms_rel_ab,cublas_tf32_max_rel_ab";
 
 }  // namespace
+
+const char* distribution_name(Distribution dist) {
+  switch (dist) {
+    case Distribution::kNormal:
+      return "normal";
+    case Distribution::kWide:
+      return "wide";
+    case Distribution::kUniform:
+    default:
+      return "uniform";
+  }
+}
 
 std::string format_bytes(double bytes) {
   if (bytes >= 1e9) return fmt("%.2f GB", bytes / 1e9);
@@ -106,8 +142,10 @@ void Reporter::begin(const RunInfo& run, const DeviceInfo& device) {
        << fmt("%.0f", d.mem_clock_mhz) << " MHz x " << d.bus_width_bits << " bit x 2)"
        << " | ridge " << fmt("%.1f", d.ridge) << " FLOP/B\n";
   out_ << "  driver " << d.driver << " | runtime " << d.runtime << " | cuBLAS " << d.cublas << "\n";
-  out_ << "reference: " << run.reference << " | seed " << o.seed << " | alpha " << o.alpha
-       << " beta " << o.beta << "\n";
+  out_ << "precision: " << run.precision << " contract, timed against " << run.compared_with
+       << "\n";
+  out_ << "reference: " << run.reference << " | inputs " << distribution_name(o.dist)
+       << ", seed " << o.seed << " | alpha " << o.alpha << " beta " << o.beta << "\n";
   if (o.verify_only) {
     out_ << "timing: off (--verify-only)\n";
   } else {
@@ -118,14 +156,20 @@ void Reporter::begin(const RunInfo& run, const DeviceInfo& device) {
   }
   if (o.verify) {
     out_ << "verify: every element, |got-want| <= " << fmt("%g", o.tolerance)
-         << " * FLT_EPSILON * sqrt(K) * (|want| + rms(want)); C poisoned with NaN before the run"
-         << (o.beta != 0.0f ? " (beta != 0: C starts from seeded random values)" : "") << "\n";
+         << " * (FLT_EPSILON * sqrt(K)" << (run.precision == "TF32" ? " + 2^-11" : "")
+         << ") * (|want| + rms(want)); C poisoned with NaN before the run"
+         << (o.beta != 0.0f ? " (beta != 0: C starts from seeded random values)" : "")
+         << "; run twice, bit-identical\n";
+  }
+  if (o.accuracy) {
+    out_ << "accuracy: error against an FP64 GEMM of the same inputs, relative to rms(C): "
+            "rms and max, the chapter's then cuBLAS FP32's\n";
   }
   out_ << "\n";
   char header[512];
   std::snprintf(header, sizeof header, kTableFormat, "chapter", "M", "N", "K", "time ms", "noise",
-                "TFLOP/s", "cuBLAS", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max abs",
-                "max rel", "rel fro", "result");
+                "TFLOP/s", "cuBLAS", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max rel",
+                "err rms", "cuBLAS", "err max", "cuBLAS", "result");
   out_ << header << "\n";
   out_.flush();
 }
@@ -142,10 +186,20 @@ void Reporter::row(const Row& r) {
                   r.pct_cublas ? fmt("%.1f%%", *r.pct_cublas).c_str() : "-",
                   r.pct_peak ? fmt("%.1f%%", *r.pct_peak).c_str() : "-",
                   fmt("%.2f", r.ratio).c_str(), fmt("%.1f", r.ideal_ratio).c_str(), r.bound.c_str(),
-                  r.verified ? fmt("%.2e", r.max_abs_err).c_str() : "-",
                   r.verified ? fmt("%.2e", r.max_rel_err).c_str() : "-",
-                  r.verified ? fmt("%.2e", r.rel_fro_err).c_str() : "-", r.status().c_str());
+                  err_cell(r.fp64_err, true).c_str(), err_cell(r.cublas_fp32_err, true).c_str(),
+                  err_cell(r.fp64_err, false).c_str(), err_cell(r.cublas_fp32_err, false).c_str(),
+                  r.status().c_str());
     out_ << line << "\n";
+    if (r.cublas_tf32_err) {
+      out_ << "  cuBLAS TF32 on the same inputs: err rms " << err_cell(r.cublas_tf32_err, true)
+           << ", err max " << err_cell(r.cublas_tf32_err, false) << "\n";
+    }
+    if (!r.accuracy_note.empty()) out_ << "  accuracy: " << r.accuracy_note << "\n";
+    if (r.run_differences > 0) {
+      out_ << "  not deterministic: a second run on the same inputs differs in "
+           << r.run_differences << " of " << static_cast<int64_t>(r.m) * r.n << " elements\n";
+    }
     if (r.verified && !r.pass) {
       if (r.mismatches > 0) {
         out_ << "  first mismatch at (row " << r.first_row << ", col " << r.first_col << "): got "
@@ -168,7 +222,9 @@ void Reporter::row(const Row& r) {
          << (r.verified ? csv_number(r.max_rel_err) : "") << ","
          << (r.verified ? csv_number(r.rel_fro_err) : "") << "," << r.mismatches << ","
          << r.status() << "," << csv_field(d.name) << "," << csv_number(d.sm_clock_mhz) << ","
-         << csv_number(d.fp32_peak_tflops) << "," << csv_number(d.dram_bandwidth_gbs) << "\n";
+         << csv_number(d.fp32_peak_tflops) << "," << csv_number(d.dram_bandwidth_gbs) << ","
+         << run_.precision << "," << r.run_differences << "," << csv_errors(r.fp64_err) << ","
+         << csv_errors(r.cublas_fp32_err) << "," << csv_errors(r.cublas_tf32_err) << "\n";
     out_.flush();
   } else {
     std::ostringstream j;
@@ -187,6 +243,12 @@ void Reporter::row(const Row& r) {
       << ", \"max_rel_err\": " << (r.verified ? json_number(r.max_rel_err) : "null")
       << ", \"rel_fro_err\": " << (r.verified ? json_number(r.rel_fro_err) : "null")
       << ", \"mismatches\": " << r.mismatches << ", \"status\": " << json_string(r.status())
+      << ", \"precision\": " << json_string(run_.precision)
+      << ", \"run_differences\": " << r.run_differences
+      << ", \"fp64_error\": " << json_errors(r.fp64_err)
+      << ", \"cublas_fp32_error\": " << json_errors(r.cublas_fp32_err)
+      << ", \"cublas_tf32_error\": " << json_errors(r.cublas_tf32_err)
+      << ", \"accuracy_note\": " << json_string(r.accuracy_note)
       << ", \"first_mismatch\": ";
     if (r.verified && r.mismatches > 0) {
       j << "{\"row\": " << r.first_row << ", \"col\": " << r.first_col
@@ -231,7 +293,11 @@ void Reporter::finish() {
        << ", \"verify\": " << (o.verify ? "true" : "false")
        << ", \"verify_only\": " << (o.verify_only ? "true" : "false")
        << ", \"tolerance\": " << json_number(o.tolerance)
-       << ", \"reference\": " << json_string(run_.reference) << "},\n  \"rows\": [\n"
+       << ", \"reference\": " << json_string(run_.reference)
+       << ", \"precision\": " << json_string(run_.precision)
+       << ", \"cublas_mode\": " << json_string(run_.compared_with)
+       << ", \"distribution\": " << json_string(distribution_name(o.dist))
+       << ", \"accuracy\": " << (o.accuracy ? "true" : "false") << "},\n  \"rows\": [\n"
        << json_rows_ << "\n  ]\n}\n";
   out_.flush();
 }

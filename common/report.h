@@ -8,29 +8,11 @@
 #include <ostream>
 #include <string>
 
+#include "common/device.h"
+#include "common/error_stats.h"
 #include "common/options.h"
 
 namespace sgemm {
-
-struct DeviceInfo {
-  std::string name;
-  int index = 0;
-  int cc_major = 0;
-  int cc_minor = 0;
-  int sms = 0;
-  double sm_clock_mhz = 0;
-  double mem_clock_mhz = 0;
-  int bus_width_bits = 0;
-  int64_t l2_bytes = 0;
-  int64_t memory_bytes = 0;
-  int fp32_lanes_per_sm = 0;  // 0: architecture not in the table
-  double fp32_peak_tflops = 0;
-  double dram_bandwidth_gbs = 0;
-  double ridge = 0;    // FLOP per byte
-  std::string driver;  // "13.0"
-  std::string runtime;
-  std::string cublas;  // "13.1.0"
-};
 
 struct Row {
   std::string chapter;
@@ -53,7 +35,18 @@ struct Row {
   int64_t mismatches = 0;
   int64_t first_row = -1, first_col = -1;
   float first_got = 0, first_want = 0;
-  std::string status() const { return !verified ? "SKIP" : pass ? "PASS" : "FAIL"; }
+  // The determinism check: elements whose bits differ between two runs on the same inputs
+  // (-1: not checked). Any difference fails the shape.
+  int64_t run_differences = -1;
+  // Errors against an FP64 GEMM of the same inputs (common/error_stats.h): the chapter's, cuBLAS
+  // FP32's, and for a TF32 chapter cuBLAS TF32's. Empty when skipped; accuracy_note says why.
+  std::optional<ErrorStats> fp64_err;
+  std::optional<ErrorStats> cublas_fp32_err;
+  std::optional<ErrorStats> cublas_tf32_err;
+  std::string accuracy_note;
+  std::string status() const {
+    return !verified ? "SKIP" : pass && run_differences <= 0 ? "PASS" : "FAIL";
+  }
 };
 
 struct RunInfo {
@@ -61,7 +54,9 @@ struct RunInfo {
   std::string title;
   std::string command_line;
   std::string date;       // ISO 8601, UTC
-  std::string reference;  // what the result was compared with
+  std::string reference;  // what the result was verified against
+  std::string precision;  // the chapter's precision contract: "FP32" or "TF32"
+  std::string compared_with;  // the cuBLAS mode it is timed against
   const Options* options = nullptr;
 };
 
@@ -83,5 +78,7 @@ class Reporter {
 };
 
 std::string format_bytes(double bytes);  // "1.50 GB" (powers of 1000)
+
+const char* distribution_name(Distribution dist);  // "uniform", "normal", "wide"
 
 }  // namespace sgemm

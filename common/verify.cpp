@@ -47,7 +47,7 @@ void keep_max(double* current, double value) {
 }  // namespace
 
 VerifyResult verify(const float* got, const float* want, int64_t m, int64_t n, int64_t k,
-                    double tolerance) {
+                    double tolerance, double input_rounding) {
   VerifyResult r;
   r.tolerance = tolerance;
   const int64_t count = m * n;
@@ -67,7 +67,8 @@ VerifyResult verify(const float* got, const float* want, int64_t m, int64_t n, i
     ref_finite = ref_finite && c.ref_finite;
   }
   r.ref_rms = count > 0 ? std::sqrt(sum_sq_ref / static_cast<double>(count)) : 0.0;
-  const double scale = tolerance * FLT_EPSILON * std::sqrt(static_cast<double>(k));
+  const double scale =
+      tolerance * (FLT_EPSILON * std::sqrt(static_cast<double>(k)) + input_rounding);
 
   for_each_chunk(count, [&](int64_t c, int64_t begin, int64_t end) {
     ChunkResult& cr = chunks[c];

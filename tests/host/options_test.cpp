@@ -106,6 +106,25 @@ TEST(Options, NonNumericAndOverflowingSizes) {
   expect_usage_error({"--alpha", "one"}, "one");
 }
 
+TEST(Options, SizesSayWhatIsWrong) {
+  expect_usage_error({"--size", "99999999999"}, "--size 99999999999 is out of range: a dimension is 1 .. 2147483647");
+  expect_usage_error({"--size", "1,2,,3"}, "--size has an empty item in '1,2,,3'");
+  expect_usage_error({"--size", "1024,"}, "empty item");
+  expect_usage_error({"--m", "8", "--n", ",8", "--k", "8"}, "--n has an empty item");
+  expect_usage_error({"--size", "abc"}, "--size takes positive integers, comma-separated (got 'abc')");
+}
+
+TEST(Options, DistributionReferenceAndAccuracy) {
+  const Parsed p = parse({"--dist", "wide", "--reference", "fp64", "--no-accuracy"});
+  ASSERT_TRUE(p.outcome.proceed) << p.outcome.message;
+  EXPECT_EQ(p.options.dist, Distribution::kWide);
+  EXPECT_EQ(p.options.reference, Reference::kFp64);
+  EXPECT_FALSE(p.options.accuracy);
+  EXPECT_TRUE(parse({}).options.accuracy);
+  EXPECT_EQ(parse({"--dist", "normal"}).options.dist, Distribution::kNormal);
+  expect_usage_error({"--dist", "cauchy"}, "--dist must be uniform, normal or wide");
+}
+
 TEST(Options, UnknownFlag) { expect_usage_error({"--frobnicate"}, "frobnicate"); }
 
 TEST(Options, ShapeFlagsGoTogether) {
@@ -116,7 +135,7 @@ TEST(Options, ShapeFlagsGoTogether) {
 
 TEST(Options, BadValues) {
   expect_usage_error({"--format", "xml"}, "--format must be table, csv or json");
-  expect_usage_error({"--reference", "magic"}, "--reference must be cublas or cpu");
+  expect_usage_error({"--reference", "magic"}, "--reference must be cublas, cpu or fp64");
   expect_usage_error({"--samples", "0"}, "--samples must be >= 1");
   expect_usage_error({"--warmup", "-1"}, "--warmup must be >= 0");
   expect_usage_error({"--device", "-1"}, "--device must be >= 0");
@@ -133,7 +152,8 @@ TEST(Options, HelpListsExamplesAndExitCodes) {
   EXPECT_FALSE(p.outcome.proceed);
   EXPECT_EQ(p.outcome.exit_code, kExitPass);
   for (const char* needle : {"--size", "--m", "--alpha", "--format", "--verify-only", "Examples:",
-                             "Exit codes:", "2  bad usage", "3  CUDA or runtime failure"}) {
+                             "Exit codes:", "2  bad usage", "--output", "cannot be written",
+                             "3  CUDA or runtime failure", "--dist", "--reference"}) {
     EXPECT_NE(p.outcome.message.find(needle), std::string::npos) << needle;
   }
 }

@@ -48,7 +48,19 @@ Row fixture_row(bool pass) {
     r.first_got = std::numeric_limits<float>::quiet_NaN();
     r.first_want = 1.5f;
     r.max_abs_err = std::numeric_limits<double>::quiet_NaN();
+    r.run_differences = 5;
+  } else {
+    r.run_differences = 0;
   }
+  ErrorStats chapter_err;
+  chapter_err.rms_rel_c = 1.15e-6;
+  chapter_err.max_rel_c = 1.71e-5;
+  chapter_err.rms_rel_ab = 3.0e-7;
+  chapter_err.max_rel_ab = 2.0e-6;
+  r.fp64_err = chapter_err;
+  ErrorStats cublas_err = chapter_err;
+  cublas_err.rms_rel_c = 1.2e-6;
+  r.cublas_fp32_err = cublas_err;
   return r;
 }
 
@@ -56,9 +68,16 @@ std::string render(OutputFormat format, bool pass) {
   Options o;
   std::ostringstream out;
   Reporter reporter(out, format);
-  reporter.begin({"03_thread_tiling", "thread tiling", "bin/03 --size 4096", "2026-11-22T00:00:00Z",
-                  "cuBLAS FP32", &o},
-                 fixture_device());
+  RunInfo run;
+  run.chapter = "03_thread_tiling";
+  run.title = "thread tiling";
+  run.command_line = "bin/03 --size 4096";
+  run.date = "2026-11-22T00:00:00Z";
+  run.reference = "cuBLAS FP32";
+  run.precision = "FP32";
+  run.compared_with = "cuBLAS FP32 (CUBLAS_COMPUTE_32F)";
+  run.options = &o;
+  reporter.begin(run, fixture_device());
   reporter.row(fixture_row(pass));
   reporter.finish();
   return out.str();
@@ -67,9 +86,10 @@ std::string render(OutputFormat format, bool pass) {
 TEST(Report, TableHasTheColumnsAndTheFirstMismatch) {
   const std::string t = render(OutputFormat::kTable, false);
   for (const char* needle :
-       {"TFLOP/s", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max abs", "rel fro", "FAIL",
-        "ridge 20.0 FLOP/B", "first mismatch at (row 7, col 9): got nan, want 1.5", "44.30",
-        "87.0%"}) {
+       {"TFLOP/s", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max rel", "err rms", "err max",
+        "FAIL", "ridge 20.0 FLOP/B", "first mismatch at (row 7, col 9): got nan, want 1.5",
+        "44.30", "87.0%", "1.15e-06", "1.20e-06", "1.71e-05", "precision: FP32 contract",
+        "inputs uniform", "not deterministic: a second run on the same inputs differs in 5"}) {
     EXPECT_NE(t.find(needle), std::string::npos) << needle << "\n" << t;
   }
 }
@@ -82,6 +102,23 @@ TEST(Report, JsonHasNoNaNLiterals) {
             std::string::npos)
       << j;
   EXPECT_NE(j.find("\"name\": \"Test GPU, \\\"quoted\\\"\""), std::string::npos) << j;
+}
+
+TEST(Report, JsonCarriesTheErrorsAgainstFp64) {
+  const std::string j = render(OutputFormat::kJson, true);
+  EXPECT_NE(j.find("\"fp64_error\": {\"rms_rel_c\": 1.15e-06"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"cublas_fp32_error\": {\"rms_rel_c\": 1.2e-06"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"cublas_tf32_error\": null"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"precision\": \"FP32\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"distribution\": \"uniform\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"run_differences\": 0"), std::string::npos) << j;
+}
+
+TEST(Report, ANonDeterministicRunFails) {
+  Row r = fixture_row(true);
+  EXPECT_EQ(r.status(), "PASS");
+  r.run_differences = 1;
+  EXPECT_EQ(r.status(), "FAIL");
 }
 
 TEST(Report, CsvQuotesFieldsWithCommas) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -72,6 +73,17 @@ TEST(Verify, ToleranceGrowsWithSqrtK) {
   got[3] = static_cast<float>(1.0 + err);
   EXPECT_FALSE(verify(got.data(), want.data(), 2, 2, 100, 16.0).pass);
   EXPECT_TRUE(verify(got.data(), want.data(), 2, 2, 400, 16.0).pass);  // sqrt(4) = 2x the bound
+}
+
+TEST(Verify, Tf32InputRoundingWidensTheBoundByTheResultScale) {
+  // A TF32 chapter's products err by up to 2^-10 of themselves: the bound gains tol * 2^-11 *
+  // (|want| + rms), independent of K. All ones: rms 1.
+  std::vector<float> want(4, 1.0f), got(4, 1.0f);
+  got[1] = 1.0f + 16.0f * 2.0f / 2048.0f * 0.9f;  // 90% of the TF32 term alone
+  EXPECT_FALSE(verify(got.data(), want.data(), 2, 2, 64, 16.0).pass);  // FP32 contract: fails
+  EXPECT_TRUE(verify(got.data(), want.data(), 2, 2, 64, 16.0, kTf32InputRounding).pass);
+  got[1] = 1.0f + 16.0f * 2.0f * (1.0f / 2048.0f + FLT_EPSILON * 8.0f) * 1.1f;  // 110%
+  EXPECT_FALSE(verify(got.data(), want.data(), 2, 2, 64, 16.0, kTf32InputRounding).pass);
 }
 
 TEST(Verify, ReportsFirstMismatchInRowMajorOrder) {
@@ -156,6 +168,37 @@ TEST(Fill, UniformInRangeDeterministicAndNotDegenerate) {
   EXPECT_LT(zeros, 5);
   EXPECT_NE(uniform_pm1(2026, 1, 0), uniform_pm1(2026, 2, 0));  // streams differ
   EXPECT_NE(uniform_pm1(2026, 1, 0), uniform_pm1(2027, 1, 0));  // seeds differ
+  EXPECT_EQ(draw(Distribution::kUniform, 2026, 1, 17), uniform_pm1(2026, 1, 17));
+}
+
+TEST(Fill, NormalHasMeanZeroAndVarianceOne) {
+  double sum = 0.0, sum_sq = 0.0;
+  constexpr int kCount = 200000;
+  for (uint64_t i = 0; i < kCount; ++i) {
+    const float v = draw(Distribution::kNormal, 2026, 1, i);
+    ASSERT_TRUE(std::isfinite(v));
+    sum += v;
+    sum_sq += static_cast<double>(v) * v;
+  }
+  EXPECT_NEAR(sum / kCount, 0.0, 0.01);
+  EXPECT_NEAR(sum_sq / kCount, 1.0, 0.02);
+}
+
+TEST(Fill, WideSpansTheExponentRangeWithBothSigns) {
+  int min_exp = 1000, max_exp = -1000, negative = 0;
+  constexpr int kCount = 100000;
+  for (uint64_t i = 0; i < kCount; ++i) {
+    const float v = draw(Distribution::kWide, 2026, 2, i);
+    int e = 0;
+    const float mantissa = std::frexp(std::fabs(v), &e);  // |v| = mantissa * 2^e, in [0.5, 1)
+    ASSERT_GE(mantissa, 0.5f);
+    min_exp = std::min(min_exp, e - 1);  // as 1.x * 2^(e-1)
+    max_exp = std::max(max_exp, e - 1);
+    negative += v < 0;
+  }
+  EXPECT_EQ(min_exp, kWideMinExponent);
+  EXPECT_EQ(max_exp, kWideMaxExponent);
+  EXPECT_NEAR(static_cast<double>(negative) / kCount, 0.5, 0.01);
 }
 
 }  // namespace
