@@ -1,0 +1,856 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Draw each chapter's idea from the chapter's own parameters.
+
+The parameters are read from the chapter source, never copied here: the default
+`#define SGEMM_TILE a, b, c...` in the order of the fields of the struct it initialises
+(TileShape, BlockShape), and chapter 00's `constexpr int kName = value;` lines. Change a chapter's
+tile and the next run of this script draws the new tile. No GPU is needed.
+
+Figures (PNG, into <chapter>/figures/, or <out>/<chapter>/ with --out):
+  00  warp_sectors.png  the 32-byte sectors one warp's loads of A and B and store of C touch
+  01  warp_sectors.png  the same, before (chapter 00's mapping) and after
+  02  k_tiles.png       a block's tiles of A and B marching along K
+  03  thread_tile.png   one thread's strided kThreadM x kThreadN sub-tile and what it reads
+  04  float4_lanes.png  the float4 loads of A, sA transposed, the LDS.128 fragment reads
+  05  banks.png         the banks a warp's LDS.128 fragment reads touch, 04 against 05
+      hierarchy.png     block -> warp -> thread with the default tile's numbers
+  06  pipeline.png      which tile each shared-memory stage holds, iteration by iteration
+"""
+
+import argparse
+import math
+import re
+import sys
+from pathlib import Path
+
+from chapters import EXIT_PASS, EXIT_USAGE, REPO
+
+INK = "#1f2328"
+
+EXAMPLES = """\
+examples:
+  python3 scripts/figures.py                         # every chapter, into <chapter>/figures/
+  python3 scripts/figures.py --chapters 05 06
+  python3 scripts/figures.py --out /tmp/figures      # /tmp/figures/<chapter>/*.png
+
+exit codes:
+  0  every figure was written (one line per figure names it and the parameters it drew)
+  2  bad usage: unknown chapter, a chapter source whose parameters cannot be read (the line names
+     the file and what is missing), an --out that cannot be created, matplotlib not installed
+"""
+
+SECTOR_FLOATS = 8  # global memory moves 32-byte sectors
+BANKS = 32         # shared memory: 32 banks of 4 bytes; word w lives in bank w % 32
+
+
+class UsageError(Exception):
+    """Bad input the user can fix: printed as one "error:" line, exit code 2."""
+
+
+# ---- reading the parameters ----------------------------------------------------------------
+
+def strip_comments(text):
+    return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+
+
+def chapter_source(root, chapter):
+    """The chapter's .cu: <folder>/<name without the number>.cu, <folder>/<folder>.cu, or the
+    only .cu file of the folder."""
+    folder = Path(root) / chapter
+    for name in (chapter.split("_", 1)[-1] + ".cu", chapter + ".cu"):
+        if (folder / name).is_file():
+            return folder / name
+    found = sorted(folder.glob("*.cu"))
+    if len(found) != 1:
+        raise UsageError(f"{folder}: expected one chapter .cu file, found {len(found)}")
+    return found[0]
+
+
+def parse_parameters(path):
+    """{name: int} from a chapter source: the fields of SGEMM_TILE (block_m, ...), other
+    `#define SGEMM_X <int>` defaults (as "SGEMM_X"), and `constexpr int kName = <int>;`."""
+    try:
+        text = strip_comments(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: cannot read: {error}") from None
+    params = {name: int(value) for name, value in
+              re.findall(r"^\s*constexpr\s+int\s+(k\w+)\s*=\s*(\d+)\s*;", text, flags=re.M)}
+    params.update({name: int(value) for name, value in
+                   re.findall(r"^\s*#define\s+(SGEMM_(?!TILE\b)\w+)\s+(\d+)\s*$", text,
+                              flags=re.M)})
+    tile = re.search(r"^\s*#define\s+SGEMM_TILE\s+(.+)$", text, flags=re.M)
+    if not tile:
+        return params
+    try:
+        values = [int(v) for v in tile.group(1).split(",")]
+    except ValueError:
+        raise UsageError(f"{path}: SGEMM_TILE is not a list of integers: {tile.group(1).strip()}"
+                         ) from None
+    holder = re.search(r"constexpr\s+(\w+)\s+\w+\s*\{\s*SGEMM_TILE\s*\}", text)
+    if not holder:
+        raise UsageError(f"{path}: no `constexpr <Struct> kName{{SGEMM_TILE}}` says what the "
+                         "SGEMM_TILE fields are")
+    body = re.search(r"struct\s+" + holder.group(1) + r"\s*\{(.*?)\};", text, flags=re.S)
+    if not body:
+        raise UsageError(f"{path}: struct {holder.group(1)} (the SGEMM_TILE fields) not found")
+    fields = [name.strip() for decl in re.findall(r"\bint\s+([^;]+);", body.group(1))
+              for name in decl.split(",")]
+    if len(fields) != len(values):
+        raise UsageError(f"{path}: SGEMM_TILE has {len(values)} values but {holder.group(1)} "
+                         f"has {len(fields)} fields ({', '.join(fields)})")
+    params.update(zip(fields, values))
+    return params
+
+
+def require(params, names, path):
+    missing = [n for n in names if n not in params]
+    if missing:
+        raise UsageError(f"{path}: cannot find {', '.join(missing)} (have: "
+                         f"{', '.join(sorted(params)) or 'nothing'})")
+    bad = [n for n in names if params[n] <= 0]
+    if bad:
+        raise UsageError(f"{path}: {', '.join(bad)} must be positive")
+    return [params[n] for n in names]
+
+
+# What each chapter's figures draw from its source; tests/scripts/test_figures.py checks that the
+# parser still finds all of it in the committed chapters.
+REQUIRED = {
+    "00_naive": ["kBlockDimX", "kBlockDimY"],
+    "01_coalescing": ["x", "y"],
+    "02_smem_tiling": ["block_m", "block_n", "block_k"],
+    "03_thread_tiling": ["block_m", "block_n", "block_k", "thread_m", "thread_n"],
+    "04_vectorized": ["block_m", "block_n", "block_k", "thread_m", "thread_n"],
+    "05_bank_conflict": ["block_m", "block_n", "block_k", "warp_m", "warp_n", "thread_m",
+                         "thread_n"],
+    "06_double_buffer": ["block_m", "block_n", "block_k", "stages"],
+}
+
+
+def parameters(root, chapter):
+    """(the REQUIRED values in order, every parameter found, the source path)."""
+    path = chapter_source(root, chapter)
+    params = parse_parameters(path)
+    return require(params, REQUIRED[chapter], path), params, path
+
+
+def tile_text(params, names):
+    return ", ".join(f"{n} = {params[n]}" for n in names)
+
+
+# ---- shared drawing helpers ------------------------------------------------------------------
+
+def lane_colours(plt, count=32):
+    cmap = plt.get_cmap("viridis")  # perceptually uniform, colour-blind safe
+    return [cmap(0.08 + 0.84 * i / max(1, count - 1)) for i in range(count)]
+
+
+def cell_axes(ax, rows, cols, title, xlabel="", ylabel=""):
+    ax.set_xlim(0, cols)
+    ax.set_ylim(rows, 0)
+    ax.set_aspect("equal")
+    ax.set_title(title, fontsize=9.5, loc="left")
+    ax.set_xlabel(xlabel, fontsize=8.5)
+    ax.set_ylabel(ylabel, fontsize=8.5)
+    ax.tick_params(labelsize=7.5, length=2)
+    ax.grid(False)
+
+
+def box(ax, x, y, w, h, **style):
+    from matplotlib.patches import Rectangle
+    ax.add_patch(Rectangle((x, y), w, h, **style))
+
+
+def save(fig, path, note):
+    """PNG with a 256-colour palette: a third of the size of matplotlib's RGBA for flat
+    diagrams, so the READMEs stay light (Pillow ships with matplotlib)."""
+    import io
+    from PIL import Image
+    fig.text(0.01, 0.012, note + " · generated by scripts/figures.py", fontsize=7,
+             color="#57606a")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=130, format="png")
+    buffer.seek(0)
+    Image.open(buffer).convert("RGB").quantize(256).save(path, optimize=True)
+
+
+def fmt_lanes(lanes):
+    """[0, 1, 2, 3] -> '0-3', [4, 6] -> '4,6'."""
+    lanes = sorted(lanes)
+    if len(lanes) > 2 and lanes[-1] - lanes[0] == len(lanes) - 1:
+        return f"{lanes[0]}-{lanes[-1]}"
+    return ",".join(map(str, lanes))
+
+
+# ---- 00 and 01: a warp's addresses ---------------------------------------------------------
+
+def warp_elements(block_x, rows_on_x):
+    """(row, col) of C for the 32 lanes of warp 0 in block (0, 0): lane t is thread
+    (t % block_x, t // block_x); threadIdx.x walks the rows (chapter 00) or the columns (01)."""
+    out = []
+    for lane in range(32):
+        x, y = lane % block_x, lane // block_x
+        out.append((x, y) if rows_on_x else (y, x))
+    return out
+
+
+def warp_requests(elements):
+    """The (row, col) each lane touches in A, B and C at step k = 0, lanes at elements of C."""
+    return {
+        "A (M x K)": [(r, 0) for r, _ in elements],   # a_row[0]: row r, k = 0
+        "B (K x N)": [(0, c) for _, c in elements],   # b_col[0]: k = 0, column c
+        "C (M x N)": list(elements),                  # the store of the result
+    }
+
+
+def sectors(cells):
+    """The 32-byte sectors (row, sector of the row) a request touches; rows are longer than the
+    window, so a sector never spans two rows."""
+    return {(r, c // SECTOR_FLOATS) for r, c in cells}
+
+
+def draw_warp_row(plt, axes, elements, colours, caption):
+    """Three 32 x 32 windows of A, B and C (row-major), the cells warp 0 touches at step k = 0,
+    and the 32-byte sectors (8 floats of a row) they fall in."""
+    accesses = warp_requests(elements)
+    axis_names = {"A (M x K)": ("k", "row of A = row of C"), "B (K x N)": ("column of B", "k"),
+                  "C (M x N)": ("column of C", "row of C")}
+    counts = {}
+    for ax, (name, cells) in zip(axes, accesses.items()):
+        size = 32
+        touched = sectors(cells)
+        counts[name] = len(touched)
+        verb = "read" if name[0] != "C" else "write"
+        cell_axes(ax, size, size, f"{name}: one {verb} = {len(touched)} sector"
+                  f"{'s' if len(touched) > 1 else ''}\n{32 * len(touched)} B fetched for "
+                  f"{4 * len(set(cells))} B of distinct floats", *axis_names[name])
+        for r in range(size):  # every sector of the window, faint
+            for s in range(size // SECTOR_FLOATS):
+                box(ax, s * SECTOR_FLOATS, r, SECTOR_FLOATS, 1, facecolor="none",
+                    edgecolor="#d0d7de", linewidth=0.4)
+        for r, s in touched:  # the sectors the request touches
+            box(ax, s * SECTOR_FLOATS, r, SECTOR_FLOATS, 1, facecolor="#f3d9b1",
+                edgecolor="none")
+        for lane, (r, c) in enumerate(cells):
+            box(ax, c, r, 1, 1, facecolor=colours[lane], edgecolor="none")
+        for r, s in touched:  # outlines on top, so neighbouring sectors stay apart
+            box(ax, s * SECTOR_FLOATS + 0.1, r + 0.08, SECTOR_FLOATS - 0.2, 0.84,
+                facecolor="none", edgecolor="#b0262b", linewidth=1.0)
+        if len(set(cells)) == 1:
+            r, c = cells[0]
+            ax.annotate("all 32 lanes: one address\n(broadcast)", (c + 1, r + 0.5),
+                        xytext=(c + 10, r + 8), fontsize=8, arrowprops=dict(arrowstyle="->"))
+        ax.set_xticks([0, 8, 16, 24, 32])
+        ax.set_yticks([0, 8, 16, 24, 32])
+    axes[0].annotate(caption, (0, 1.22), xycoords="axes fraction", fontsize=10, fontweight="bold")
+    return counts
+
+
+def lane_bar(fig, plt, colours, rect):
+    from matplotlib.colors import ListedColormap
+    from matplotlib.cm import ScalarMappable
+    cax = fig.add_axes(rect)
+    mappable = ScalarMappable(cmap=ListedColormap(colours), norm=plt.Normalize(-0.5, 31.5))
+    bar = fig.colorbar(mappable, cax=cax, orientation="vertical", ticks=[0, 8, 16, 24, 31])
+    bar.set_label("lane of the warp", fontsize=8)
+    cax.tick_params(labelsize=7)
+
+
+def figure_warp_sectors(plt, root, chapter, out):
+    (x0, y0), _, _ = parameters(root, "00_naive")
+    rows = [(warp_elements(x0, True), f"00 naive: threadIdx.x -> rows, block {x0} x {y0}")]
+    used = f"00_naive: kBlockDimX = {x0}, kBlockDimY = {y0}"
+    if chapter == "01_coalescing":
+        (x1, y1), _, _ = parameters(root, chapter)
+        rows.append((warp_elements(x1, False),
+                     f"01 coalescing: threadIdx.x -> columns, block {x1} x {y1}"))
+        used += f"; 01_coalescing: SGEMM_TILE x = {x1}, y = {y1}"
+    colours = lane_colours(plt)
+    fig, axes = plt.subplots(len(rows), 3, figsize=(10.5, 3.9 * len(rows) + 0.3), squeeze=False)
+    for ax_row, (elements, caption) in zip(axes, rows):
+        draw_warp_row(plt, ax_row, elements, colours, caption)
+    fig.subplots_adjust(left=0.06, right=0.88, top=0.8 if len(rows) == 1 else 0.9,
+                        bottom=0.16 if len(rows) == 1 else 0.09, wspace=0.38,
+                        hspace=0.6)
+    lane_bar(fig, plt, colours, (0.925, 0.25, 0.013, 0.5))
+    fig.text(0.06, 0.04 if len(rows) == 1 else 0.028,
+             "Warp 0 at step k = 0; each coloured cell is one lane's float, each outlined strip "
+             "one 32-byte sector (8 floats of a row) that the load path must fetch.",
+             fontsize=8)
+    path = out / "warp_sectors.png"
+    save(fig, path, used)
+    plt.close(fig)
+    return path, used
+
+
+# ---- 02: the tiles marching along K ------------------------------------------------------
+
+def figure_k_tiles(plt, root, chapter, out, colours):
+    (bm, bn, bk), params, path = parameters(root, chapter)
+    steps = 4
+    m = n = 3 * max(bm, bn)  # a 3 x 3 grid of blocks (3 x 3 or more for non-square tiles)
+    k = steps * bk
+    br, bc = 1, 1  # the block drawn: row 1, column 1 of the grid
+    fig, ax = plt.subplots(figsize=(9, 8.6))
+    gap = 0.06 * (k + n)
+    # Layout: B above C, A to the left of C, so that row strips and column strips line up.
+    ax0, ay0 = 0, k + gap            # A: x in [0, k), y in [k + gap, k + gap + m)
+    bx0, by0 = k + gap, 0            # B: x in [k + gap, ...), y in [0, k)
+    cx0, cy0 = k + gap, k + gap      # C
+    frame = dict(facecolor="#f6f8fa", edgecolor="#1f2328", linewidth=1)
+    box(ax, ax0, ay0, k, m, **frame)
+    box(ax, bx0, by0, n, k, **frame)
+    box(ax, cx0, cy0, n, m, **frame)
+    for t in range(steps):
+        c = colours[t % len(colours)]
+        box(ax, ax0 + t * bk, ay0 + br * bm, bk, bm, facecolor=c, edgecolor="#1f2328",
+            linewidth=0.8)
+        box(ax, bx0 + bc * bn, by0 + t * bk, bn, bk, facecolor=c, edgecolor="#1f2328",
+            linewidth=0.8)
+        ax.text(ax0 + (t + 0.5) * bk, ay0 + (br + 0.5) * bm, f"step {t}", ha="center",
+                va="center", fontsize=8, rotation=90 if bk < bm else 0)
+        ax.text(bx0 + (bc + 0.5) * bn, by0 + (t + 0.5) * bk, f"step {t}", ha="center",
+                va="center", fontsize=8, rotation=90 if bn < bk / 2 else 0)
+    box(ax, cx0 + bc * bn, cy0 + br * bm, bn, bm, facecolor="#1f2328", edgecolor="#1f2328")
+    ax.text(cx0 + n + 0.02 * (k + n), cy0 + m / 2, f"C ({m} x {n})\nblack: this\nblock's "
+            f"{bm} x {bn}\ntile", ha="left", va="center", fontsize=8.5)
+    for i in range(1, m // bm):
+        ax.plot([cx0, cx0 + n], [cy0 + i * bm] * 2, color="#8c959f", linewidth=0.5)
+    for j in range(1, n // bn):
+        ax.plot([cx0 + j * bn] * 2, [cy0, cy0 + m], color="#8c959f", linewidth=0.5)
+    ax.text(ax0, ay0 + m + 0.02 * (k + n), f"A ({m} x K), K = {steps} x BK = {k}: "
+            "the block's rows, one BK-wide slice per step", ha="left", va="top", fontsize=8.5)
+    ax.text(bx0 + n + 0.02 * (k + n), by0 + k / 2, f"B (K x {n}): the block's columns, one "
+            "BK-deep slice per step", ha="left", va="center", fontsize=8.5, rotation=90)
+    # Shared memory at step 1, to the same scale, where the corner above A is free.
+    sx, sy = 0.04 * k, 0.35 * k
+    if bk + 0.1 * k + bn <= 0.95 * k and max(bm, bk) <= 0.6 * k:
+        c = colours[1]
+        box(ax, sx, sy, bk, bm, facecolor=c, edgecolor="#1f2328", linewidth=0.8)
+        box(ax, sx + bk + 0.1 * k, sy, bn, bk, facecolor=c, edgecolor="#1f2328", linewidth=0.8)
+        ax.text(sx, sy - 0.12 * k, "shared memory during step 1:", ha="left",
+                va="bottom", fontsize=8.5)
+        ax.text(sx, sy - 0.02 * k, f"sA[{bm}][{bk}]", ha="left", va="bottom", fontsize=8.5)
+        ax.text(sx + bk + 0.1 * k, sy - 0.02 * k, f"sB[{bk}][{bn}]", ha="left", va="bottom",
+                fontsize=8.5)
+    smem_kb = (bm * bk + bk * bn) * 4 / 1024
+    fig.text(0.02, 0.97, f"Block tiling through shared memory, BM x BN x BK = {bm} x {bn} x {bk}",
+             fontsize=10.5, fontweight="bold", va="top")
+    fig.text(0.02, 0.92, f"Each step, the block's {bm * bn} threads copy a {bm} x {bk} tile "
+             f"of A and a {bk} x {bn} tile of B into shared memory ({smem_kb:g} KB), wait at a "
+             f"barrier,\nand each thread does {bk} multiply-adds out of it. Every float of A "
+             f"the block loads is then read by {bn} threads, every float of B by {bm}.",
+             fontsize=8.5, va="top")
+    ax.set_xlim(-0.02 * (k + n), k + gap + n + 0.12 * (k + n))
+    ax.set_ylim(k + gap + m + 0.06 * (k + n), -0.02 * (k + n))
+    ax.set_aspect("equal")
+    ax.axis("off")
+    used = tile_text(params, ["block_m", "block_n", "block_k"])
+    out_path = out / "k_tiles.png"
+    fig.tight_layout(rect=(0, 0.03, 1, 0.86))
+    save(fig, out_path, f"{chapter}: SGEMM_TILE {used}")
+    plt.close(fig)
+    return out_path, used
+
+
+# ---- 03: one thread's sub-tile ------------------------------------------------------------
+
+def paint(shape, cells, rgb):
+    import numpy as np
+    image = np.ones(shape + (3,))
+    for (r, c), colour in cells:
+        image[r, c] = rgb(colour)
+    return image
+
+
+def figure_thread_tile(plt, root, chapter, out, colours):
+    from matplotlib.colors import to_rgb
+    (bm, bn, bk, tm, tn), params, path = parameters(root, chapter)
+    names = REQUIRED[chapter]
+    rows_t, cols_t = bm // tm, bn // tn  # kThreadRows, kThreadCols
+    light, t0, t1 = "#d9d9d9", colours[0], colours[4]
+    warp = [(t // cols_t, t % cols_t) for t in range(32)]
+
+    def owned(tr, tc):
+        return [(tr + i * rows_t, tc + j * cols_t) for i in range(tm) for j in range(tn)]
+
+    c_cells = [(cell, light) for tr, tc in warp for cell in owned(tr, tc)]
+    c_cells += [(cell, t1) for cell in owned(*warp[1])] + [(cell, t0) for cell in owned(*warp[0])]
+    a_cells = [((tr + i * rows_t, 0), light) for tr, _ in warp for i in range(tm)]
+    a_cells += [((warp[0][0] + i * rows_t, 0), t0) for i in range(tm)]
+    b_cells = [((0, tc + j * cols_t), light) for _, tc in warp for j in range(tn)]
+    b_cells += [((0, warp[1][1] + j * cols_t), t1) for j in range(tn)]
+    b_cells += [((0, warp[0][1] + j * cols_t), t0) for j in range(tn)]
+
+    fig = plt.figure(figsize=(13, 6.6))
+    grid = fig.add_gridspec(2, 2, width_ratios=[max(bk, 6), bn], height_ratios=[max(bk, 6), bm],
+                            left=0.06, right=0.52, top=0.88, bottom=0.09, wspace=0.06, hspace=0.06)
+    ax_c = fig.add_subplot(grid[1, 1])
+    ax_a = fig.add_subplot(grid[1, 0])
+    ax_b = fig.add_subplot(grid[0, 1])
+    for ax, shape, cells, title in (
+            (ax_c, (bm, bn), c_cells, f"C tile {bm} x {bn}"),
+            (ax_a, (bm, bk), a_cells, ""),
+            (ax_b, (bk, bn), b_cells, f"sB {bk} x {bn}: row kk = 0 read")):
+        ax.imshow(paint(shape, cells, to_rgb), interpolation="nearest", aspect="auto",
+                  extent=(0, shape[1], shape[0], 0))
+        ax.set_title(title, fontsize=9, loc="left", pad=3)
+        ax.tick_params(labelsize=7, length=2)
+        ax.grid(False)
+    ax_a.set_ylabel("row m of the tile", fontsize=8)
+    ax_a.set_xlabel("k", fontsize=8)
+    ax_a.set_title(f"sA {bm} x {bk}", fontsize=9, loc="left", pad=3)
+    ax_c.set_yticklabels([])
+    ax_b.set_xticklabels([])
+    ax_c.set_xlabel("column n of the tile", fontsize=8)
+    # Two bands of the C tile enlarged, rows 0-3 and kThreadRows.. + 3, columns up to
+    # 2 * kThreadCols: which thread of warp 0 owns each element.
+    band = min(4, rows_t)
+    shown = [r for r in list(range(band)) + list(range(rows_t, rows_t + band)) if r < bm]
+    zc = min(bn, 2 * cols_t)
+    for r0 in (0, rows_t):
+        box(ax_c, 0, r0, zc, band, facecolor="none", edgecolor="#D55E00", linewidth=1.2)
+    owner = {cell: t for t, (tr, tc) in enumerate(warp) for cell in owned(tr, tc)}
+    colour_of = dict(c_cells)
+    ax_z = fig.add_axes((0.56, 0.62, 0.42, 0.24))
+    ax_z.imshow(paint((len(shown), zc), [((i, c), colour_of[(r, c)]) for i, r in enumerate(shown)
+                                          for c in range(zc) if (r, c) in colour_of], to_rgb),
+                interpolation="nearest", aspect="auto", extent=(0, zc, len(shown), 0))
+    for i, r in enumerate(shown):
+        for c in range(zc):
+            if (r, c) in owner:
+                t = owner[(r, c)]
+                ax_z.text(c + 0.5, i + 0.5, str(t), ha="center", va="center", fontsize=6.5,
+                          color="white" if t in (0, 1) else INK)
+    for edge in range(zc + 1):
+        ax_z.axvline(edge, color="white", linewidth=0.5)
+    ax_z.axhline(band, color="#D55E00", linewidth=1.5, linestyle="--")
+    ax_z.set_yticks([i + 0.5 for i in range(len(shown))], [str(r) for r in shown], fontsize=7)
+    ax_z.set_xticks([c + 0.5 for c in range(0, zc, 4)], [str(c) for c in range(0, zc, 4)],
+                    fontsize=7)
+    ax_z.set_ylabel("row", fontsize=8)
+    ax_z.set_title(f"the outlined bands enlarged: rows 0-{band - 1} and {rows_t}-"
+                   f"{rows_t + band - 1}, thread numbers of warp 0\n(blank rows belong to the "
+                   "next warps)", fontsize=9, loc="left", pad=3)
+    threads = rows_t * cols_t
+    fig.suptitle(f"Thread tiling, BM x BN x BK = {bm} x {bn} x {bk}, TM x TN = {tm} x {tn}: "
+                 "who computes what", x=0.06, ha="left", fontsize=10.5, fontweight="bold")
+    text = (f"{threads} threads in a {rows_t} x {cols_t} grid. Thread (tr, tc) owns rows tr, "
+            f"tr + {rows_t}, ...\nand columns tc, tc + {cols_t}, ... ({tm} x {tn} = {tm * tn} "
+            "elements of C in registers).\n"
+            f"At each k it loads {tm} values of sA and {tn} of sB into registers\nand does "
+            f"{tm * tn} FMAs: each A value is used {tn} times, each B value {tm}\n"
+            f"times ({tm + tn} shared loads per {tm * tn} FMAs; chapter 02: 2 per FMA).")
+    fig.text(0.56, 0.5, text, fontsize=8.8, va="top", linespacing=1.4)
+    from matplotlib.patches import Patch
+    fig.legend(handles=[Patch(color=t0, label="thread 0 (tr = 0, tc = 0)"),
+                        Patch(color=t1, label="thread 1 (tr = 0, tc = 1): same rows of sA"),
+                        Patch(color=light, label="the rest of warp 0 (threads 0-31)")],
+               loc="upper left", bbox_to_anchor=(0.555, 0.3), fontsize=8.5, frameon=False)
+    used = tile_text(params, names)
+    out_path = out / "thread_tile.png"
+    save(fig, out_path, f"{chapter}: SGEMM_TILE {used}")
+    plt.close(fig)
+    return out_path, used
+
+
+# ---- 04: float4 lanes and the transposed sA ----------------------------------------------
+
+def figure_float4_lanes(plt, root, chapter, out, colours):
+    (bm, bn, bk, tm, tn), params, path = parameters(root, chapter)
+    names = REQUIRED[chapter]
+    threads_n = bn // tn
+    threads = (bm // tm) * threads_n
+    per_row_a = threads // bm  # kThreadsPerRowA
+    if per_row_a < 1 or bk % (4 * per_row_a):
+        raise UsageError(f"{path}: the A load plan needs kThreads ({threads}) to be a multiple "
+                         f"of BM ({bm}) and BK ({bk}) a multiple of 4 x {max(per_row_a, 1)}")
+    chunks_a = bk // (4 * per_row_a)
+    lanes = lane_colours(plt)
+    # Warp 0's float4 loads of the A tile: lane t reads row t / kThreadsPerRowA, k = a_kc + c *
+    # 4 * kThreadsPerRowA .. + 3, and stores the 4 values into 4 rows of sA[k][m].
+    loads = []
+    for lane in range(32):
+        row, kc = lane // per_row_a, (lane % per_row_a) * 4
+        for c in range(chunks_a):
+            loads.append((lane, row, kc + c * 4 * per_row_a))
+    rows_shown = min(bm, max(r for _, r, _ in loads) + 1)
+    fig = plt.figure(figsize=(11, 6.4))
+    grid = fig.add_gridspec(3, 2, width_ratios=[bk, rows_shown], height_ratios=[rows_shown, 2, 2],
+                            left=0.06, right=0.92, top=0.85, bottom=0.08, wspace=0.12,
+                            hspace=0.75)
+    ax_g, ax_s = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+    cell_axes(ax_g, rows_shown, bk, f"A tile in global memory\n(rows 0-{rows_shown - 1} of "
+              f"{bm}): LDG.128", "k", "row m")
+    cell_axes(ax_s, bk, rows_shown, f"sA[k][m] = A transposed (m = 0-{rows_shown - 1} of "
+              f"{bm}):\neach float4 becomes 4 scalar stores down a column", "m", "k")
+    for lane, row, k0 in loads:
+        box(ax_g, k0, row, 4, 1, facecolor=lanes[lane], edgecolor="white", linewidth=0.6)
+        ax_g.text(k0 + 2, row + 0.5, str(lane), ha="center", va="center", fontsize=5.5,
+                  color="white" if lane < 20 else "black")
+        for j in range(4):
+            box(ax_s, row, k0 + j, 1, 1, facecolor=lanes[lane], edgecolor="white", linewidth=0.3)
+            if rows_shown <= 32 and bk <= 32:
+                ax_s.text(row + 0.5, k0 + j + 0.5, str(lane), ha="center", va="center",
+                          fontsize=5, color="white" if lane < 20 else "black")
+    # The fragment reads at kk = 0: lane -> (ty, tx) = (lane / kThreadsN, lane % kThreadsN);
+    # sA[0][ty * TM ..] and sB[0][tx * TN ..] as TM / 4 and TN / 4 float4s.
+    for gi, (name, width, per, index) in enumerate(
+            (("sA", bm, tm, lambda lane: lane // threads_n),
+             ("sB", bn, tn, lambda lane: lane % threads_n))):
+        ax = fig.add_subplot(grid[1 + gi, :])
+        cell_axes(ax, 1, width, "")
+        ax.set_aspect("auto")
+        ax.set_yticks([])
+        readers = {}
+        for lane in range(32):
+            for q in range(per // 4):
+                readers.setdefault(index(lane) * per + 4 * q, []).append(lane)
+        for start, who in readers.items():
+            box(ax, start, 0, 4, 1, facecolor=lanes[who[0]], edgecolor="white", linewidth=0.8)
+            ax.text(start + 2, 0.5, fmt_lanes(who), ha="center", va="center", fontsize=5.5,
+                    color="white" if who[0] < 20 else "black", rotation=90 if width > 64 else 0)
+        ax.set_title(f"row kk = 0 of {name}: the LDS.128 reads of warp 0 (lane numbers); "
+                     f"each lane reads {per // 4} float4 ({per} floats) = its "
+                     f"{'kThreadM values of A' if name == 'sA' else 'kThreadN values of B'}",
+                     fontsize=9, loc="left")
+        ax.set_xticks(range(0, width + 1, 16))
+    used = tile_text(params, names)
+    fig.suptitle(f"Vectorized, BM x BN x BK = {bm} x {bn} x {bk}, thread {tm} x {tn}: "
+                 "float4 loads, A transposed so a thread's A values are consecutive",
+                 x=0.06, ha="left", fontsize=10.5, fontweight="bold")
+    lane_bar(fig, plt, lanes, (0.94, 0.45, 0.012, 0.4))
+    out_path = out / "float4_lanes.png"
+    save(fig, out_path, f"{chapter}: SGEMM_TILE {used}")
+    plt.close(fig)
+    return out_path, used
+
+
+# ---- 05: banks and the hierarchy -----------------------------------------------------------
+
+def lds128_wavefronts(starts):
+    """Schedule one warp-wide LDS.128 as 05_bank_conflict/README.md ("Wide accesses") describes:
+    starts[lane] is the word address of the lane's float4. Lanes are served 8 at a time (128
+    bytes), or 16 at a time when every lane i shares its address with lane i ^ 1 (or every lane
+    with lane i ^ 2), the hardware returning each value once per pair. Inside a group, distinct
+    words in one bank take one wavefront each (a bank conflict); equal addresses are broadcast.
+    Returns [(group lanes, [{start word: [lanes]} per wavefront])]."""
+    paired = any(all(starts[i] == starts[i ^ d] for i in range(32)) for d in (1, 2))
+    size = 16 if paired else 8
+    groups = []
+    for g0 in range(0, 32, size):
+        vectors = {}
+        for lane in range(g0, g0 + size):
+            vectors.setdefault(starts[lane], []).append(lane)
+        waves = []
+        for start, who in vectors.items():  # first come, first served, as lanes are ordered
+            banks = {(start + j) % BANKS for j in range(4)}
+            for wave in waves:
+                taken = {(s + j) % BANKS for s in wave for j in range(4)}
+                if not banks & taken:
+                    wave[start] = who
+                    break
+            else:
+                waves.append({start: who})
+        groups.append((list(range(g0, g0 + size)), waves))
+    return groups
+
+
+def fragment_starts(layout, p):
+    """Word addresses (within row kk = 0) of warp 0's first LDS.128 of A and of B."""
+    if layout == "04":  # chapter 04: lane -> (ty, tx) = (lane / kThreadsN, lane % kThreadsN)
+        threads_n = p["block_n"] // p["thread_n"]
+        return ([(lane // threads_n) * p["thread_m"] for lane in range(32)],
+                [(lane % threads_n) * p["thread_n"] for lane in range(32)])
+    lanes_n = p["warp_n"] // p["thread_n"]  # kLanesN
+    log2 = int(math.log2(lanes_n))
+    if layout == "plain":  # warp tiling without the interleave (README.md's middle row)
+        lane_m = [lane // lanes_n for lane in range(32)]
+        lane_n = [lane % lanes_n for lane in range(32)]
+    else:
+        lane_m = [(lane & 1) | ((lane >> (1 + log2)) << 1) for lane in range(32)]
+        lane_n = [(lane >> 1) & (lanes_n - 1) for lane in range(32)]
+    return [4 * m for m in lane_m], [4 * n for n in lane_n]
+
+
+def draw_banks(ax, groups, colours, title, height):
+    rows = sum(len(waves) for _, waves in groups)
+    cell_axes(ax, height, BANKS, "", "bank", "")
+    ax.set_aspect("auto")
+    y, labels = 0, []
+    for lanes, waves in groups:
+        for w, wave in enumerate(waves):
+            for start, who in wave.items():
+                bank = start % BANKS
+                box(ax, bank, y + 0.08, 4, 0.84, facecolor=colours[who[0]], edgecolor="white",
+                    linewidth=1, hatch="///" if w else None)
+                text = fmt_lanes(who)
+                if len(text) > 9:  # e.g. 0,2,4,6,8,...: the first three say the pattern
+                    text = fmt_lanes(who[:3]) + ",.."
+                ax.text(bank + 2, y + 0.5, text, ha="center", va="center",
+                        fontsize=6.5, color="white" if who[0] < 20 else "black")
+            labels.append(f"lanes {lanes[0]}-{lanes[-1]}" + (f" (conflict {w + 1})" if w else ""))
+            y += 1
+    ax.set_yticks([i + 0.5 for i in range(rows)], labels, fontsize=7)
+    ax.set_xticks(range(0, BANKS + 1, 4))
+    ax.set_title(f"{title}: {rows} wavefront{'s' if rows > 1 else ''}", fontsize=9, loc="left")
+    return rows
+
+
+def figure_banks(plt, root, chapter, out, colours):
+    _, params, path = parameters(root, chapter)
+    names = REQUIRED[chapter]
+    lanes_n = params["warp_n"] // params["thread_n"]
+    if lanes_n < 1 or lanes_n & (lanes_n - 1):
+        raise UsageError(f"{path}: warp_n / thread_n = kLanesN must be a power of two")
+    _, p04, _ = parameters(root, "04_vectorized")
+    lanes = lane_colours(plt)
+    a04, b04 = fragment_starts("04", p04)
+    a05, b05 = fragment_starts("05", params)
+    panels = [("04: A fragment", a04), ("05: A fragment", a05),
+              ("04: B fragment", b04), ("05: B fragment", b05)]
+    schedules = [lds128_wavefronts(s) for _, s in panels]
+    heights = [sum(len(w) for _, w in g) for g in schedules]
+    fig = plt.figure(figsize=(12, 2.2 + 0.42 * (max(heights[0], heights[1]) +
+                                                max(heights[2], heights[3]))))
+    grid = fig.add_gridspec(2, 2, height_ratios=[max(heights[:2]), max(heights[2:])],
+                            left=0.11, right=0.93, top=0.83, bottom=0.13, wspace=0.3, hspace=0.9)
+    for i, ((title, _), groups) in enumerate(zip(panels, schedules)):
+        draw_banks(fig.add_subplot(grid[i // 2, i % 2]), groups, lanes, title,
+                   max(heights[2 * (i // 2):2 * (i // 2) + 2]))
+    fig.suptitle("One LDS.128 of warp 0 at kk = 0: which banks each lane's float4 occupies, "
+                 "wavefront by wavefront", x=0.02, ha="left", fontsize=10.5, fontweight="bold")
+    fig.text(0.02, 0.9, "Bank = word address % 32; a float4 spans 4 banks. Lanes are served 8 "
+             "at a time (16 when lanes i and i^1, or i and i^2, share every address); distinct "
+             "words in one bank\nwithin a group take one extra wavefront each (hatched). "
+             f"04's lanes: (ty, tx) = (lane / {p04['block_n'] // p04['thread_n']}, lane % "
+             f"{p04['block_n'] // p04['thread_n']}). 05's: lane_m = (lane & 1) | "
+             f"((lane >> {1 + int(math.log2(lanes_n))}) << 1), lane_n = (lane >> 1) & "
+             f"{lanes_n - 1}.", fontsize=8)
+    lane_bar(fig, plt, lanes, (0.95, 0.25, 0.01, 0.5))
+    used = tile_text(params, names)
+    out_path = out / "banks.png"
+    save(fig, out_path, f"{chapter}: SGEMM_TILE {used}; 04_vectorized: "
+         f"{tile_text(p04, ['block_n', 'thread_m', 'thread_n'])}")
+    plt.close(fig)
+    return out_path, used
+
+
+def figure_hierarchy(plt, root, chapter, out, colours):
+    (bm, bn, bk, wm, wn, tm, tn), params, path = parameters(root, chapter)
+    names = REQUIRED[chapter]
+    lanes_m, lanes_n = wm // tm, wn // tn
+    if lanes_m * lanes_n != 32 or lanes_n & (lanes_n - 1):
+        raise UsageError(f"{path}: the warp tile must hold 32 lanes, a power of two along N")
+    log2 = int(math.log2(lanes_n))
+    lane_of = {}
+    for lane in range(32):
+        lane_of[((lane & 1) | ((lane >> (1 + log2)) << 1), (lane >> 1) & (lanes_n - 1))] = lane
+    lanes = lane_colours(plt)
+    warps_m, warps_n = bm // wm, bn // wn
+    fig, (ax_b, ax_w, ax_t) = plt.subplots(
+        1, 3, figsize=(13, 5.4), gridspec_kw=dict(width_ratios=[bn / bm, wn / wm, tn / tm * 0.8]))
+    # Block: the warps.
+    cell_axes(ax_b, bm, bn, f"block tile {bm} x {bn}: {warps_m * warps_n} warps "
+              f"of {wm} x {wn}", "column n", "row m")
+    for w in range(warps_m * warps_n):
+        r, c = (w // warps_n) * wm, (w % warps_n) * wn
+        box(ax_b, c, r, wn, wm, facecolor="#56B4E9" if w == 0 else "#f6f8fa",
+            edgecolor="#1f2328", linewidth=1)
+        ax_b.text(c + wn / 2, r + wm / 2, f"warp {w}", ha="center", va="center", fontsize=8)
+    # Warp: 4 x 4 blocks, each owned by one lane; a lane owns TM / 4 x TN / 4 of them.
+    cell_axes(ax_w, wm, wn, f"warp 0's {wm} x {wn}: lanes in a {lanes_m} x {lanes_n} grid,\n"
+              f"each 4 x 4 block labelled with its lane", "column n", "row m")
+    for bi in range(wm // 4):
+        for bj in range(wn // 4):
+            lane = lane_of[(bi % lanes_m, bj % lanes_n)]
+            box(ax_w, 4 * bj, 4 * bi, 4, 4, facecolor=lanes[lane], edgecolor="white",
+                linewidth=0.8 if lane else 0.8)
+            ax_w.text(4 * bj + 2, 4 * bi + 2, str(lane), ha="center", va="center", fontsize=7,
+                      color="white" if lane < 20 else "black",
+                      fontweight="bold" if lane == 0 else "normal")
+            if lane == 0:
+                box(ax_w, 4 * bj, 4 * bi, 4, 4, facecolor="none", edgecolor="#D55E00",
+                    linewidth=2)
+    # Thread: its TM x TN accumulators, in 4 x 4 blocks spread kLanesM * 4 rows and
+    # kLanesN * 4 columns apart.
+    cell_axes(ax_t, tm, tn, f"lane 0: {tm} x {tn} = {tm * tn} accumulators,\n"
+              f"{tm // 4} x {tn // 4} blocks of 4 x 4", "", "")
+    for i in range(tm):
+        for j in range(tn):
+            box(ax_t, j, i, 1, 1, facecolor=lanes[0] if (i // 4 + j // 4) % 2 == 0 else
+                "#3b528b", edgecolor="white", linewidth=0.6)
+    ax_t.set_xticks([4 * h + 2 for h in range(tn // 4)],
+                    [f"cols {4 * lanes_n * h}-{4 * lanes_n * h + 3}" for h in range(tn // 4)],
+                    fontsize=7)
+    ax_t.set_yticks([4 * g + 2 for g in range(tm // 4)],
+                    [f"rows\n{4 * lanes_m * g}-{4 * lanes_m * g + 3}" for g in range(tm // 4)],
+                    fontsize=7)
+    fig.suptitle(f"Warp tiling, BM x BN x BK = {bm} x {bn} x {bk}, warp {wm} x {wn}, "
+                 f"thread {tm} x {tn}: block -> warp -> thread", x=0.02, ha="left",
+                 fontsize=10.5, fontweight="bold")
+    fig.text(0.02, 0.035, f"lane_m = (lane & 1) | ((lane >> {1 + log2}) << 1), lane_n = "
+             f"(lane >> 1) & {lanes_n - 1}: lanes 2i and 2i+1 share columns (one B float4), "
+             "lanes i and i^2 share rows (one A float4). Lane 0's blocks are outlined.",
+             fontsize=8)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.94))
+    used = tile_text(params, names)
+    out_path = out / "hierarchy.png"
+    save(fig, out_path, f"{chapter}: SGEMM_TILE {used}")
+    plt.close(fig)
+    return out_path, used
+
+
+# ---- 06: the pipeline --------------------------------------------------------------------
+
+def figure_pipeline(plt, root, chapter, out, colours):
+    (bm, bn, bk, stages), params, path = parameters(root, chapter)
+    names = REQUIRED[chapter]
+    if stages < 2:
+        raise UsageError(f"{path}: stages = {stages}: a pipeline needs at least 2")
+    tiles = 2 * stages + 1  # enough iterations to show the steady state and the tail
+    fig, (ax, ax_n) = plt.subplots(2, 1, figsize=(11.5, 2.9 + 0.55 * stages), sharex=True,
+                                   gridspec_kw=dict(height_ratios=[stages, 1.3]))
+    issue = {j: -0.9 + 0.25 * j if j < stages - 1 else j - stages + 1 for j in range(tiles)}
+    for j in range(tiles):
+        s, c = j % stages, colours[j % len(colours)]
+        landed = j - 0.12  # the wait before the barrier that ends iteration j - 1
+        ax.add_patch(plt.Rectangle((issue[j], s + 0.2), landed - issue[j], 0.6, facecolor="white",
+                                   edgecolor=c, hatch="////", linewidth=1.2))
+        ax.text((issue[j] + landed) / 2, s + 0.5, f"copy {j}", ha="center", va="center",
+                fontsize=7.5, bbox=dict(facecolor="white", edgecolor="none", pad=0.5))
+        ax.add_patch(plt.Rectangle((j, s + 0.2), 1, 0.6, facecolor=c, edgecolor="#1f2328",
+                                   linewidth=0.8))
+        ax.text(j + 0.5, s + 0.5, f"compute {j}", ha="center", va="center", fontsize=7.5)
+    for t in range(tiles + 1):
+        ax.axvline(t - 0.06, color="#57606a", linewidth=0.8, linestyle=":")
+    ax.set_ylim(stages, 0)
+    ax.set_yticks([s + 0.5 for s in range(stages)], [f"stage {s}" for s in range(stages)])
+    ax.set_title(f"Double buffering, BM x BN x BK = {bm} x {bn} x {bk}, {stages} stages "
+                 f"({stages} x {(bk * (bm + 4) + bk * bn) * 4 / 1024:.1f} KB of shared memory): "
+                 f"K = {tiles} x BK = {tiles * bk}", loc="left", fontsize=10, fontweight="bold")
+    ax.grid(False)
+    # cp.async groups pending per thread: the prologue commits kStages - 1 groups; the wait
+    # before the loop and the one that ends every iteration but the last leave kStages - 2;
+    # every iteration commits one more (empty past the last tile).
+    xs, ys = [-1.05], [0]
+    for j in range(stages - 1):
+        xs.append(issue[j])
+        ys.append(j + 1)
+    xs.append(-0.12)
+    ys.append(stages - 2)
+    for t in range(tiles):
+        xs.append(t)
+        ys.append(ys[-1] + 1)
+        if t + 1 < tiles:
+            xs.append(t + 1 - 0.12)
+            ys.append(stages - 2)
+    xs.append(tiles + 0.05)
+    ys.append(ys[-1])
+    ax_n.step(xs, ys, where="post", color="#0072B2", linewidth=1.6)
+    ax_n.set_ylim(-0.3, stages - 0.7)
+    ax_n.set_yticks(range(stages))
+    ax_n.set_ylabel("groups in\nflight", fontsize=8)
+    ax_n.set_xticks([-0.5] + [t + 0.5 for t in range(tiles)],
+                    ["prologue"] + [f"iteration {t}" for t in range(tiles)], fontsize=7.5)
+    ax_n.grid(axis="x", visible=False)
+    ax.set_xlim(-1.05, tiles + 0.05)
+    fig.text(0.01, 0.075, f"Tile j is copied into stage j % {stages} with cp.async, issued "
+             f"{stages - 1} iteration{'s' if stages > 2 else ''} before tile j is computed, while "
+             "the block computes an earlier tile (hatched: in flight; it may land any time before "
+             "the dotted line,\nthe wait + barrier that ends the previous iteration). Each "
+             "iteration commits one group, empty past the last tile, so 'tile t + 1 has landed' "
+             f"is always 'at most {stages - 2} group{'s' if stages - 2 != 1 else ''} pending'. "
+             "Durations are schematic.", fontsize=8)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    used = tile_text(params, names)
+    out_path = out / "pipeline.png"
+    save(fig, out_path, f"{chapter}: SGEMM_TILE {used}")
+    plt.close(fig)
+    return out_path, used
+
+
+# ---- driver ----------------------------------------------------------------------------------
+
+def figure_list():
+    """{chapter: [draw functions]}, in ladder order. Each returns (path, parameters used)."""
+    return {
+        "00_naive": [lambda plt, root, ch, out, col: figure_warp_sectors(plt, root, ch, out)],
+        "01_coalescing": [lambda plt, root, ch, out, col: figure_warp_sectors(plt, root, ch, out)],
+        "02_smem_tiling": [figure_k_tiles],
+        "03_thread_tiling": [figure_thread_tile],
+        "04_vectorized": [figure_float4_lanes],
+        "05_bank_conflict": [figure_banks, figure_hierarchy],
+        "06_double_buffer": [figure_pipeline],
+    }
+
+
+def select(wanted):
+    known = list(figure_list())
+    if not wanted:
+        return known
+    chosen = []
+    for item in wanted:
+        matches = [c for c in known if item in (c, c[:2], c[3:])]
+        if not matches:
+            raise UsageError(f"no figures for chapter {item!r} (chapters with figures: "
+                             f"{', '.join(known)})")
+        chosen += [c for c in matches if c not in chosen]
+    return [c for c in known if c in chosen]
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        print(f"error: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def parse_args(argv):
+    parser = Parser(description=__doc__, epilog=EXAMPLES,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chapters", nargs="+", metavar="CH",
+                        help="chapters by number or name (default: every chapter with figures)")
+    parser.add_argument("--out", type=Path,
+                        help="write to OUT/<chapter>/ instead of each chapter's figures/ folder")
+    parser.add_argument("--root", type=Path, default=REPO,
+                        help="the tree whose chapter sources are read (default: this repository)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("error: matplotlib is not installed (pip install matplotlib): "
+              "scripts/figures.py needs it", file=sys.stderr)
+        return EXIT_USAGE
+    from plot import COLOURS, STYLE  # the ladder's palette and style, so the figures match
+    plt.rcParams.update(STYLE)
+    plt.rcParams.update({"axes.grid": False, "hatch.linewidth": 0.6})
+    try:
+        for chapter in select(args.chapters):
+            out = (args.out / chapter) if args.out else args.root / chapter / "figures"
+            if out.exists() and not out.is_dir():
+                raise UsageError(f"{out} is a file, not a folder")
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise UsageError(f"cannot create {out}: {error.strerror}") from None
+            for draw in figure_list()[chapter]:
+                try:
+                    path, used = draw(plt, args.root, chapter, out, COLOURS)
+                except OSError as error:
+                    raise UsageError(f"cannot write into {out}: {error.strerror}") from None
+                print(f"wrote {path} ({used})")
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_PASS
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Host test of scripts/figures.py: the parser finds every chapter's parameters in the committed
+sources (and fails loudly when it cannot), the figures follow a changed tile, the address and
+bank arithmetic they draw agrees with the chapters' READMEs, and bad input gives one "error:"
+line with exit code 2.
+
+Exit code 77 when matplotlib is not installed (CTest: SKIP_RETURN_CODE 77).
+"""
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from helpers import REPO, SCRIPTS
+
+import figures  # noqa: E402  (helpers puts scripts/ on the path)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPTS / "figures.py"), *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def copy_chapters(root):
+    """The chapter sources only, so a test can change a tile without touching the tree."""
+    for chapter in figures.REQUIRED:
+        source = figures.chapter_source(REPO, chapter)
+        (Path(root) / chapter).mkdir(parents=True)
+        shutil.copy(source, Path(root) / chapter / source.name)
+    return Path(root)
+
+
+def set_tile(root, chapter, values):
+    path = figures.chapter_source(root, chapter)
+    text, count = re.subn(r"^#define SGEMM_TILE .*$", "#define SGEMM_TILE " + values,
+                          path.read_text(), count=1, flags=re.M)
+    assert count == 1, f"{path}: no SGEMM_TILE line to change"
+    path.write_text(text)
+    return path
+
+
+class ParserTest(unittest.TestCase):
+    def test_finds_every_chapters_parameters(self):
+        # Fails when a chapter's source no longer says its tile in a way the figures can read.
+        for chapter, names in figures.REQUIRED.items():
+            with self.subTest(chapter=chapter):
+                values, params, path = figures.parameters(REPO, chapter)
+                self.assertEqual(len(values), len(names))
+                self.assertTrue(all(v > 0 for v in values), params)
+                self.assertEqual(path.parent.name, chapter)
+
+    def test_reads_the_fields_in_the_structs_order(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_chapters(tmp)
+            set_tile(root, "05_bank_conflict", "64, 128, 16, 32, 64, 8, 8")
+            values, _, _ = figures.parameters(root, "05_bank_conflict")
+            self.assertEqual(values, [64, 128, 16, 32, 64, 8, 8])
+
+    def test_missing_or_mismatched_tiles_are_errors_naming_the_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_chapters(tmp)
+            path = set_tile(root, "06_double_buffer", "128, 256, 16")
+            with self.assertRaisesRegex(figures.UsageError, re.escape(str(path))):
+                figures.parameters(root, "06_double_buffer")
+            path = figures.chapter_source(root, "03_thread_tiling")
+            path.write_text(re.sub(r"#define SGEMM_TILE .*", "", path.read_text()))
+            with self.assertRaisesRegex(figures.UsageError, "cannot find block_m"):
+                figures.parameters(root, "03_thread_tiling")
+            path = figures.chapter_source(root, "00_naive")
+            path.write_text(path.read_text().replace("kBlockDimY", "kRows"))
+            with self.assertRaisesRegex(figures.UsageError, "kBlockDimY"):
+                figures.parameters(root, "00_naive")
+
+
+class ArithmeticTest(unittest.TestCase):
+    def test_sectors_per_request_match_chapters_00_and_01(self):
+        # 00_naive/README.md: A 32, B 1 (broadcast), C 32; 01_coalescing/README.md: A 1, B 4, C 4.
+        naive = figures.warp_requests(figures.warp_elements(32, rows_on_x=True))
+        coalesced = figures.warp_requests(figures.warp_elements(32, rows_on_x=False))
+        self.assertEqual([len(figures.sectors(c)) for c in naive.values()], [32, 1, 32])
+        self.assertEqual([len(figures.sectors(c)) for c in coalesced.values()], [1, 4, 4])
+
+    def test_lds128_wavefronts_match_the_table_of_chapter_05(self):
+        # 05_bank_conflict/README.md: 04's layout A 2, B 8; warp tiling with the plain lane order
+        # A 2, B 4; with the interleaved lanes A 2, B 2 (at 128 x 128 x 16, warp 32 x 64, 8 x 8).
+        tile = dict(block_m=128, block_n=128, block_k=16, warp_m=32, warp_n=64, thread_m=8,
+                    thread_n=8)
+
+        def count(starts):
+            return sum(len(waves) for _, waves in figures.lds128_wavefronts(starts))
+
+        for layout, want in (("04", (2, 8)), ("plain", (2, 4)), ("05", (2, 2))):
+            a, b = figures.fragment_starts(layout, tile)
+            self.assertEqual((count(a), count(b)), want, layout)
+
+    def test_a_bank_conflict_is_one_extra_wavefront(self):
+        # Lanes 0 and 4 of every group of 8 on the same bank, different words: 2 per group.
+        starts = [32 * (lane % 8 // 4) + 4 * (lane % 4) + 512 * (lane // 8) for lane in range(32)]
+        groups = figures.lds128_wavefronts(starts)
+        self.assertEqual([len(waves) for _, waves in groups], [2, 2, 2, 2])
+
+
+class CommandTest(unittest.TestCase):
+    def test_draws_every_chapter_small_and_follows_the_tile(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_chapters(Path(tmp) / "src")
+            set_tile(root, "06_double_buffer", "128, 128, 16, 64, 32, 8, 8, 2")
+            out = Path(tmp) / "out"
+            proc = run("--root", root, "--out", out)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("block_m = 128, block_n = 128, block_k = 16, stages = 2", proc.stdout)
+            pngs = sorted(out.glob("*/*.png"))
+            self.assertEqual(len(pngs), 8, proc.stdout)
+            for chapter in figures.REQUIRED:
+                self.assertTrue(list((out / chapter).glob("*.png")), f"{chapter}: no figure")
+            for png in pngs:
+                self.assertEqual(png.read_bytes()[:8], PNG_SIGNATURE, png)
+                self.assertLess(png.stat().st_size, 150_000, f"{png} is too big for a README")
+
+    def test_chapters_option(self):
+        with tempfile.TemporaryDirectory() as out:
+            proc = run("--chapters", "05", "--out", out)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(sorted(p.name for p in Path(out).glob("*/*.png")),
+                             ["banks.png", "hierarchy.png"])
+
+    def assert_one_error_line(self, proc, *fragments):
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertTrue(lines[0].startswith("error: "), lines[0])
+        for fragment in fragments:
+            self.assertIn(str(fragment), lines[0])
+
+    def test_bad_input(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assert_one_error_line(run("--chapters", "42", "--out", tmp), "'42'")
+            a_file = Path(tmp) / "README.md"
+            a_file.write_text("x\n")
+            self.assert_one_error_line(run("--chapters", "02", "--out", a_file), a_file)
+            self.assert_one_error_line(run("--chapters", "02", "--out", "/proc/x"), "/proc/x")
+            root = copy_chapters(Path(tmp) / "src")
+            path = set_tile(root, "02_smem_tiling", "32, 32")
+            self.assert_one_error_line(run("--root", root, "--chapters", "02", "--out", tmp),
+                                       path, "2 values")
+            self.assert_one_error_line(run("--bogus"), "--bogus")
+
+
+if __name__ == "__main__":
+    if importlib.util.find_spec("matplotlib") is None:
+        print("matplotlib not installed: skipped")
+        sys.exit(77)
+    unittest.main()
