@@ -149,7 +149,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
   const int block_col = blockIdx.x * T::kBlockN;
 
-  // The thread's block of C, as in chapter 03: rows ty * kThreadM.., columns tx * kThreadN..
+  // The thread's block of C, packed: rows ty * kThreadM.., columns tx * kThreadN.. (chapter 03
+  // spread them kThreadRows and kThreadCols apart; LDS.128 needs 4 consecutive floats).
   const int ty = tid / T::kThreadsN;
   const int tx = tid % T::kThreadsN;
 
