@@ -135,6 +135,39 @@ def parameters(root, chapter):
     return require(params, REQUIRED[chapter], path), params, path
 
 
+# The chapters whose sources each chapter's figures read (01 and 05 draw a "before" too).
+READS = {"01_coalescing": ["00_naive", "01_coalescing"],
+         "05_bank_conflict": ["04_vectorized", "05_bank_conflict"]}
+STAMP_KEY = "sgemm-parameters"  # PNG text chunk: the parameters a figure was drawn from
+
+
+def signature(root, chapter):
+    """The parameters a chapter's figures are drawn from, as one line. Stamped into every PNG,
+    so a test can tell a committed figure that no longer matches its chapter's source."""
+    parts = []
+    for source in READS.get(chapter, [chapter]):
+        values, _, _ = parameters(root, source)
+        parts.append(f"{source}: " + ", ".join(f"{n} = {v}" for n, v in
+                                                zip(REQUIRED[source], values)))
+    return "; ".join(parts)
+
+
+def stamp(path, text):
+    from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
+    info = PngInfo()
+    info.add_text(STAMP_KEY, text)
+    with Image.open(path) as image:
+        image.load()
+    image.save(path, pnginfo=info, optimize=True)
+
+
+def stamped(path):
+    from PIL import Image
+    with Image.open(path) as image:
+        return image.text.get(STAMP_KEY)
+
+
 def tile_text(params, names):
     return ", ".join(f"{n} = {params[n]}" for n in names)
 
@@ -843,6 +876,7 @@ def main(argv=None):
             for draw in figure_list()[chapter]:
                 try:
                     path, used = draw(plt, args.root, chapter, out, COLOURS)
+                    stamp(path, signature(args.root, chapter))
                 except OSError as error:
                     raise UsageError(f"cannot write into {out}: {error.strerror}") from None
                 print(f"wrote {path} ({used})")

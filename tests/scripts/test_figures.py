@@ -80,6 +80,20 @@ class ParserTest(unittest.TestCase):
                 figures.parameters(root, "00_naive")
 
 
+class CommittedFiguresTest(unittest.TestCase):
+    def test_committed_figures_match_the_committed_sources(self):
+        # Every figure carries the parameters it was drawn from. A tile changed without
+        # re-running the script leaves a README picture of a kernel that no longer exists.
+        for chapter in figures.REQUIRED:
+            pngs = sorted((REPO / chapter / "figures").glob("*.png"))
+            with self.subTest(chapter=chapter):
+                self.assertTrue(pngs, f"{chapter}/figures/ has no figure")
+                want = figures.signature(REPO, chapter)
+                for png in pngs:
+                    self.assertEqual(figures.stamped(png), want,
+                                     f"{png} is out of date: run python3 scripts/figures.py")
+
+
 class ArithmeticTest(unittest.TestCase):
     def test_sectors_per_request_match_chapters_00_and_01(self):
         # 00_naive/README.md: A 32, B 1 (broadcast), C 32; 01_coalescing/README.md: A 1, B 4, C 4.
@@ -121,6 +135,8 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(len(pngs), 8, proc.stdout)
             for chapter in figures.REQUIRED:
                 self.assertTrue(list((out / chapter).glob("*.png")), f"{chapter}: no figure")
+            pipeline = out / "06_double_buffer" / "pipeline.png"
+            self.assertIn("stages = 2", figures.stamped(pipeline))
             for png in pngs:
                 self.assertEqual(png.read_bytes()[:8], PNG_SIGNATURE, png)
                 self.assertLess(png.stat().st_size, 150_000, f"{png} is too big for a README")
