@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: MIT
+// SGEMM tutorial, chapter 07: any shape (the launcher decides how to cut the work).
+//
+//   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
+//   -> 05 bank conflicts -> 06 double buffer -> [07 any shape]
+//
+// The kernel is chapter 06's. What changes is how the launcher cuts a problem into blocks, because
+// a GPU is only fast when every SM has work until the end:
+//  - wave quantization: four tiles (128 x 256 down to 64 x 64) and a model that, from M, N,
+//    K and the device's SM count, predicts the time of each and takes the fastest (the one that
+//    leaves the least SM time idle in the last wave);
+//  - split-K: when M x N gives too few tiles to fill the GPU, K is cut into slices computed by
+//    different blocks; each slice writes its partial tile to a workspace the harness allocates,
+//    and a second kernel adds the slices in a fixed order and applies alpha and beta (reading C
+//    once). No atomics: the result is bit-identical from run to run;
+//  - rows not 16-byte aligned (N % 4 != 0): B is copied and C written 8 bytes at a time when N is
+//    even and 4 bytes otherwise, with neighbouring threads on neighbouring addresses (chapter 06
+//    made each thread copy four scattered floats).
+// Limits: FP32 CUDA cores only (no tensor cores); cp.async needs sm_80 or newer.
+// Example: build/bin/07_any_shape --m 8192 --n 128 --k 8192
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "common/check.h"
+#include "common/grid.h"
+#include "common/harness.h"
+#include "common/roofline.h"
+
+namespace {
+
+using sgemm::ceil_div;
+
+constexpr int log2_exact(int x) { return x <= 1 ? 0 : 1 + log2_exact(x / 2); }
+
+// Everything the kernel derives from the tile shape (chapter 06), checked at compile time.
+template <int kBlockM_, int kBlockN_, int kBlockK_, int kWarpM_, int kWarpN_, int kThreadM_,
+          int kThreadN_, int kStages_>
+struct Tile {
+  static constexpr int kBlockM = kBlockM_;    // rows of C per block
+  static constexpr int kBlockN = kBlockN_;    // columns of C per block
+  static constexpr int kBlockK = kBlockK_;    // depth of one K tile (one pipeline stage)
+  static constexpr int kWarpM = kWarpM_;      // rows of C per warp
+  static constexpr int kWarpN = kWarpN_;      // columns of C per warp
+  static constexpr int kThreadM = kThreadM_;  // rows of C per thread, in groups of 4
+  static constexpr int kThreadN = kThreadN_;  // columns of C per thread, in groups of 4
+  static constexpr int kStages = kStages_;    // K tiles held in shared memory at once
+
+  static constexpr int kWarpsM = kBlockM / kWarpM;
+  static constexpr int kWarpsN = kBlockN / kWarpN;
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kLanesM = kWarpM / kThreadM;  // lanes of a warp along M ...
+  static constexpr int kLanesN = kWarpN / kThreadN;  // ... and along N
+  static constexpr int kLanesNLog2 = log2_exact(kLanesN);
+
+  // sA holds A transposed, sA[k][m], each row padded by 4 floats (conflict-free transposing
+  // copies, chapter 05). sB[k][n] needs no padding.
+  static constexpr int kStrideA = kBlockM + 4;
+  static constexpr int kStageFloats = kBlockK * kStrideA + kBlockK * kBlockN;
+  static constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float));
+
+  // Copy plan for A: 8 consecutive threads copy 8 consecutive k of one row (one 32-byte sector).
+  static constexpr int kRowsPerPassA = kThreads / 8;
+  static constexpr int kPassesA = kBlockM / kRowsPerPassA;
+  static constexpr int kStepsA = kBlockK / 8;
+
+  // Copy plan for B with kVec floats per copy (4: N % 4 == 0, 2: N even, 1: N odd): a row of the
+  // B tile is kBlockN / kVec chunks, consecutive threads take consecutive chunks (coalesced in
+  // global memory, conflict-free in shared memory), kRowsPerPass rows per pass.
+  template <int kVec>
+  struct CopyB {
+    static constexpr int kThreadsPerRow = kBlockN / kVec;
+    static constexpr int kRowsPerPass = kThreads / kThreadsPerRow;
+    static constexpr int kCopies = kBlockK / kRowsPerPass;
+    static_assert(kThreadsPerRow <= kThreads && kThreads % kThreadsPerRow == 0 &&
+                      kBlockK % kRowsPerPass == 0,
+                  "B is copied in whole chunks, every thread the same number of times");
+  };
+
+  // Up to 8 x 8 accumulators per thread fit in 128 registers; bigger thread tiles get 255.
+  static constexpr int kMinBlocksPerSm =
+      65536 / (kThreads * (kThreadM * kThreadN <= 64 ? 128 : 256)) > 0
+          ? 65536 / (kThreads * (kThreadM * kThreadN <= 64 ? 128 : 256))
+          : 1;
+
+  static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps must tile the block");
+  static_assert(kWarpM % kThreadM == 0 && kWarpN % kThreadN == 0, "lanes must tile the warp");
+  static_assert(kLanesM * kLanesN == 32, "a warp tile must be covered by exactly 32 lanes");
+  static_assert(kThreadM % 4 == 0 && kThreadN % 4 == 0,
+                "fragments are read as float4 (LDS.128): thread tiles are made of 4x4 blocks");
+  static_assert(kLanesM % 2 == 0 && (1 << kLanesNLog2) == kLanesN,
+                "the interleaved lane layout needs an even lane count along M and a power of "
+                "two along N");
+  static_assert(kThreads <= 1024, "at most 1024 threads per block");
+  static_assert(kBlockK % 8 == 0,
+                "A is copied 8 consecutive k per row; fragments alternate two register sets");
+  static_assert(kBlockM % 32 == 0 && kBlockM % kRowsPerPassA == 0,
+                "rows of sA are 32k + 4 floats (conflict-free transposing copies), and every "
+                "thread copies the same number of rows of A");
+  static_assert(kStages >= 2, "a pipeline needs at least two stages");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
+};
+
+// The launcher's tiles (BM, BN, BK, WM, WN, TM, TN, STAGES), largest first. The large one is
+// chapter 06's; the smaller ones cut the same problem into 2, 4 and 8 times more blocks, so the
+// last wave can be filled more evenly, and the 64 x 64 one wastes less of a 64-wide matrix.
+// The first three were measured in chapter 06's tuning build (tiles.md in the results folder).
+using LargeTile = Tile<128, 256, 16, 64, 64, 8, 16, 3>;  // 256 threads, 1 block per SM
+using MediumTile = Tile<128, 128, 16, 64, 64, 8, 16, 3>;  // 128 threads, 2 blocks per SM
+using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;     // 128 threads, 4 blocks per SM
+using TinyTile = Tile<64, 64, 16, 32, 64, 8, 8, 3>;       // 64 threads, 8 blocks per SM
+
+// ---- cp.async: asynchronous global -> shared copies (sm_80+) ----------------------------------
+// A copy with valid == false reads nothing and writes zeros (src-size 0): the tile edges. Only
+// 16-byte copies may bypass L1 (.cg); 4- and 8-byte copies must use .ca.
+
+template <int kVec>
+__device__ __forceinline__ void copy_async(float* smem_dst, const float* gmem_src, bool valid) {
+  static_assert(kVec == 1 || kVec == 2 || kVec == 4, "cp.async copies 4, 8 or 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  if constexpr (kVec == 4) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+                 "l"(__cvta_generic_to_global(gmem_src)), "r"(valid ? 16 : 0)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst),
+                 "l"(__cvta_generic_to_global(gmem_src)), "n"(4 * kVec), "r"(valid ? 4 * kVec : 0)
+                 : "memory");
+  }
+#else
+  for (int j = 0; j < kVec; ++j) smem_dst[j] = valid ? gmem_src[j] : 0.0f;
+#endif
+}
+
+// Closes the group of copies issued since the last commit.
+__device__ __forceinline__ void copy_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most kPending groups of this thread are still in flight.
+template <int kPending>
+__device__ __forceinline__ void copy_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// What one thread copies of every K tile, fixed for the whole kernel.
+struct CopyPlan {
+  const float* a;  // A at (its first row, the current tile's first k + a_k)
+  const float* b;  // its first row of B at the current tile's first k (row start)
+  int64_t a_pass;  // kRowsPerPassA rows of A, in floats
+  int a_row;       // its first row inside the A tile
+  int a_k;         // its k inside the A tile (0..7)
+  int a_dst;       // sA offset of its first element: sA[a_k][a_row]
+  int b_col;       // its chunk of a B row, relative to the block
+  int b_row;       // its first row of the B tile
+  int b_src;       // column of B it copies (block_col + b_col); 0 if outside the matrix
+  bool b_ok;       // that chunk of B exists (N % kVec == 0: a chunk is wholly inside or outside)
+};
+
+// Issues the copies of one K tile into one stage (chapter 06). kCheck: the tile may reach past
+// the matrix (last K tile of the slice, or bottom row of blocks); elements outside are
+// zero-filled and read from a valid address.
+template <class T, int kVec, bool kCheck>
+__device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& p, const float* A,
+                                          const float* B, int n, int rows_left, int k_left) {
+  // A, transposed on the way, 4 bytes at a time: 8 lanes read the 32 bytes of one row.
+  const float* row_ptr = p.a;
+#pragma unroll
+  for (int i = 0; i < T::kPassesA; ++i) {
+#pragma unroll
+    for (int j = 0; j < T::kStepsA; ++j) {
+      float* dst = sA + p.a_dst + 8 * j * T::kStrideA + i * T::kRowsPerPassA;
+      if (kCheck) {
+        const bool ok = p.a_row + i * T::kRowsPerPassA < rows_left && p.a_k + 8 * j < k_left;
+        copy_async<1>(dst, ok ? row_ptr + 8 * j : A, ok);
+      } else {
+        copy_async<1>(dst, row_ptr + 8 * j, true);
+      }
+    }
+    row_ptr += p.a_pass;
+  }
+  // B, row-major like global memory, one chunk of kVec floats per copy.
+  using CB = typename T::template CopyB<kVec>;
+#pragma unroll
+  for (int c = 0; c < CB::kCopies; ++c) {
+    const int row = p.b_row + c * CB::kRowsPerPass;
+    const bool ok = (!kCheck || row < k_left) && p.b_ok;
+    const float* src = p.b + static_cast<int64_t>(c) * CB::kRowsPerPass * n + p.b_src;
+    copy_async<kVec>(sB + row * T::kBlockN + p.b_col, kCheck && !ok ? B : src, ok);
+  }
+}
+
+// Reads the fragments of step kk: kThreadM values of A and kThreadN of B, as float4s.
+template <class T>
+__device__ __forceinline__ void load_fragments(float (&rA)[T::kThreadM], float (&rB)[T::kThreadN],
+                                               const float* sA, const float* sB, int a_off,
+                                               int b_off, int kk) {
+#pragma unroll
+  for (int g = 0; g < T::kThreadM / 4; ++g) {
+    const float4 v =
+        *reinterpret_cast<const float4*>(sA + kk * T::kStrideA + a_off + g * T::kLanesM * 4);
+    rA[4 * g + 0] = v.x;
+    rA[4 * g + 1] = v.y;
+    rA[4 * g + 2] = v.z;
+    rA[4 * g + 3] = v.w;
+  }
+#pragma unroll
+  for (int h = 0; h < T::kThreadN / 4; ++h) {
+    const float4 v =
+        *reinterpret_cast<const float4*>(sB + kk * T::kBlockN + b_off + h * T::kLanesN * 4);
+    rB[4 * h + 0] = v.x;
+    rB[4 * h + 1] = v.y;
+    rB[4 * h + 2] = v.z;
+    rB[4 * h + 3] = v.w;
+  }
+}
+
+// The outer product of one k step: kThreadM x kThreadN FMAs, no loads.
+template <class T>
+__device__ __forceinline__ void outer_product(float (&acc)[T::kThreadM][T::kThreadN],
+                                              const float (&rA)[T::kThreadM],
+                                              const float (&rB)[T::kThreadN]) {
+#pragma unroll
+  for (int i = 0; i < T::kThreadM; ++i) {
+#pragma unroll
+    for (int j = 0; j < T::kThreadN; ++j) acc[i][j] = fmaf(rA[i], rB[j], acc[i][j]);
+  }
+}
+
+// Writes kVec consecutive results: dst = alpha * v + beta * dst; dst is not read when beta == 0.
+template <int kVec>
+__device__ __forceinline__ void store_c(float* dst, const float* v, float alpha, float beta) {
+  if constexpr (kVec == 4) {
+    float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+    if (beta != 0.0f) {
+      const float4 old = *reinterpret_cast<const float4*>(dst);
+      out.x += beta * old.x;
+      out.y += beta * old.y;
+      out.z += beta * old.z;
+      out.w += beta * old.w;
+    }
+    *reinterpret_cast<float4*>(dst) = out;
+  } else if constexpr (kVec == 2) {
+    float2 out = make_float2(alpha * v[0], alpha * v[1]);
+    if (beta != 0.0f) {
+      const float2 old = *reinterpret_cast<const float2*>(dst);
+      out.x += beta * old.x;
+      out.y += beta * old.y;
+    }
+    *reinterpret_cast<float2*>(dst) = out;
+  } else {
+    *dst = beta != 0.0f ? alpha * v[0] + beta * *dst : alpha * v[0];
+  }
+}
+
+// Chapter 06's kernel over one K slice. Slice z = blockIdx.z covers k in [z * k_slice,
+// min(k, (z + 1) * k_slice)) and writes C + z * c_slice_stride: with one slice that is C itself;
+// with several, the launcher points C at the workspace and passes alpha = 1, beta = 0, so each
+// slice stores its raw partial tile. A keeps its full leading dimension k.
+// kVec: floats per access of B and C rows (4 when N % 4 == 0, 2 when N is even, else 1).
+template <class T, int kVec>
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
+    sgemm_any_shape(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
+                    const float* __restrict__ B, float beta, float* __restrict__ C,
+                    int64_t c_slice_stride) {
+  extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for LDS.128 and cp.async
+  float* const smem = reinterpret_cast<float*>(smem_raw);
+  constexpr int kSizeA = T::kBlockK * T::kStrideA;
+  using CB = typename T::template CopyB<kVec>;
+
+  // The slice: never empty, the launcher makes every slice start below k.
+  const int k_begin = blockIdx.z * k_slice;
+  const int k_len = min(k_slice, k - k_begin);
+  A += k_begin;
+  B += static_cast<int64_t>(k_begin) * n;
+  C += blockIdx.z * c_slice_stride;
+
+  const int tid = threadIdx.x;
+  const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
+  const int block_col = blockIdx.x * T::kBlockN;
+
+  // Which part of C this thread computes (chapter 05's interleaved lanes).
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int lane_m = (lane & 1) | ((lane >> (1 + T::kLanesNLog2)) << 1);
+  const int lane_n = (lane >> 1) & (T::kLanesN - 1);
+  const int a_off = (warp / T::kWarpsN) * T::kWarpM + lane_m * 4;  // sA column of rA[0]
+  const int b_off = (warp % T::kWarpsN) * T::kWarpN + lane_n * 4;  // sB column of rB[0]
+
+  // Prologue 1: the copy plan. A chunk of B outside the matrix is resolved once (zero-filled,
+  // read from column 0); rows of A outside the matrix only exist in the bottom row of blocks,
+  // which copies every tile with checks (edge_m).
+  CopyPlan plan;
+  const int rows_left = m - block_row;
+  const bool edge_m = rows_left < T::kBlockM;
+  {
+    plan.a_row = tid / 8;
+    plan.a_k = tid % 8;
+    plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
+    plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_k;
+    plan.a_dst = plan.a_k * T::kStrideA + plan.a_row;
+    plan.b_row = tid / CB::kThreadsPerRow;
+    plan.b_col = (tid % CB::kThreadsPerRow) * kVec;
+    plan.b = B + static_cast<int64_t>(plan.b_row) * n;
+    plan.b_ok = block_col + plan.b_col < n;
+    plan.b_src = plan.b_ok ? block_col + plan.b_col : 0;
+  }
+
+  const int num_tiles = ceil_div(k_len, T::kBlockK);
+
+  // Prologue 2: start the first kStages - 1 tiles, one commit group each (empty past the end).
+#pragma unroll
+  for (int s = 0; s < T::kStages - 1; ++s) {
+    if (s < num_tiles) {
+      float* sA = smem + s * T::kStageFloats;
+      if (s == num_tiles - 1 || edge_m) {
+        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, n, rows_left,
+                                 k_len - s * T::kBlockK);
+      } else {
+        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, n, rows_left,
+                                  k_len - s * T::kBlockK);
+      }
+      plan.a += T::kBlockK;
+      plan.b += static_cast<int64_t>(T::kBlockK) * n;
+    }
+    copy_commit();
+  }
+
+  float acc[T::kThreadM][T::kThreadN] = {};
+  float rA[2][T::kThreadM];
+  float rB[2][T::kThreadN];
+
+  copy_wait<T::kStages - 2>();
+  __syncthreads();
+  load_fragments<T>(rA[0], rB[0], smem, smem + kSizeA, a_off, b_off, 0);
+
+  // Main loop: compute tile t while tiles t+1 .. t+kStages-1 are in flight (chapter 06).
+  int read_stage = 0;
+  int write_stage = T::kStages - 1;
+  for (int t = 0; t < num_tiles; ++t) {
+    const int next = t + T::kStages - 1;
+    if (next < num_tiles) {
+      float* sA = smem + write_stage * T::kStageFloats;
+      if (next == num_tiles - 1 || edge_m) {
+        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, n, rows_left,
+                                 k_len - next * T::kBlockK);
+      } else {
+        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, n, rows_left,
+                                  k_len - next * T::kBlockK);
+      }
+      plan.a += T::kBlockK;
+      plan.b += static_cast<int64_t>(T::kBlockK) * n;
+    }
+    copy_commit();
+
+    const float* sA = smem + read_stage * T::kStageFloats;
+#pragma unroll
+    for (int kk = 0; kk < T::kBlockK; ++kk) {
+      if (kk < T::kBlockK - 1) {
+        load_fragments<T>(rA[(kk + 1) % 2], rB[(kk + 1) % 2], sA, sA + kSizeA, a_off, b_off,
+                          kk + 1);
+      } else if (t + 1 < num_tiles) {
+        copy_wait<T::kStages - 2>();
+        __syncthreads();
+        read_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
+        write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
+        const float* sA_next = smem + read_stage * T::kStageFloats;
+        load_fragments<T>(rA[0], rB[0], sA_next, sA_next + kSizeA, a_off, b_off, 0);
+      }
+      outer_product<T>(acc, rA[kk % 2], rB[kk % 2]);
+    }
+  }
+
+  // Epilogue: C = alpha * acc + beta * C in chunks of kVec columns (a chunk is wholly inside or
+  // outside the matrix, since N % kVec == 0). With beta == 0, C is never read.
+#pragma unroll
+  for (int g = 0; g < T::kThreadM / 4; ++g) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = block_row + a_off + g * T::kLanesM * 4 + i;
+      if (row >= m) continue;
+      float* c_row = C + static_cast<int64_t>(row) * n;
+#pragma unroll
+      for (int h = 0; h < T::kThreadN / 4; ++h) {
+        const int col = block_col + b_off + h * T::kLanesN * 4;
+#pragma unroll
+        for (int j = 0; j < 4; j += kVec) {
+          if (col + j < n) store_c<kVec>(c_row + col + j, &acc[4 * g + i][4 * h + j], alpha, beta);
+        }
+      }
+    }
+  }
+}
+
+// Split-K's second pass: C = alpha * (slice 0 + slice 1 + ... ) + beta * C, element by element,
+// the slices always added in the same order (bit-identical results, unlike atomics). C and each
+// slice are dense M x N arrays, so the pass runs over the flat index: 4 consecutive elements per
+// thread, as float4 (C is 16-byte aligned and the slice stride a multiple of 4), the last few
+// one by one.
+constexpr int kReduceThreads = 256;
+
+__global__ void __launch_bounds__(kReduceThreads)
+    reduce_slices(int64_t count, int slices, int64_t slice_stride, float alpha,
+                  const float* __restrict__ partial, float beta, float* __restrict__ C) {
+  const int64_t i = 4 * (static_cast<int64_t>(blockIdx.x) * kReduceThreads + threadIdx.x);
+  if (i + 4 <= count) {
+    float4 sum = *reinterpret_cast<const float4*>(partial + i);
+    for (int z = 1; z < slices; ++z) {
+      const float4 v = *reinterpret_cast<const float4*>(partial + z * slice_stride + i);
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
+    }
+    store_c<4>(C + i, &sum.x, alpha, beta);
+  } else {
+    for (int64_t e = i; e < count; ++e) {
+      float sum = partial[e];
+      for (int z = 1; z < slices; ++z) sum += partial[z * slice_stride + e];
+      store_c<1>(C + e, &sum, alpha, beta);
+    }
+  }
+}
+
+// ---- The launcher's model ---------------------------------------------------------------------
+// A block runs on one SM from start to end, so a problem cut into `tiles` blocks takes as long
+// as the busiest SM: ceil(tiles / SMs) blocks' worth of work, while the other SMs idle in the
+// last wave (wave quantization). For each tile and each number of K slices the model predicts
+//   time = ceil(tiles / SMs) * work per block / SM rate  [+ split-K's reduction]
+// and the launcher takes the fastest. Work per block: BM * BN * (K slice + kFillK) multiply-adds.
+// SM rate: FP32 lanes * clock * the tile's share of the peak at full occupancy (measured),
+// scaled by sqrt(resident warps / 8) below 8 warps (too few warps cannot hide the latency of the
+// barrier and the copies: one 4-warp block of 64 x 128 alone on an SM runs at ~0.7 of the rate,
+// chapter 06 at 1024^3). Split-K adds a second launch and moves the partial sums through DRAM.
+
+struct TileModel {
+  int block_m, block_n, warps;
+  // Share of the FP32 peak with every SM busy: 06's tuning build at 4096^3 on the H100, where
+  // the tiles fill the same number of waves (tiles.md: 48.79, 47.33, 46.92 TFLOP/s of 66.9),
+  // i.e. how efficient the tile's inner loop is, not a property of the shape. The 64 x 64 tile
+  // has the 64 x 128 tile's thread tile and warps per SM; it is taken to be as efficient.
+  double peak_share;
+};
+constexpr int kNumTiles = 4;
+constexpr TileModel kTileModels[kNumTiles] = {
+    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.729},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.707},
+    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.701},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.701},
+};
+// A block spends about kStages - 1 K tiles' worth of time before its first FMA (the pipeline
+// fills) and some more writing C: counted as this many extra k per block.
+constexpr int kFillK = 32;
+// Warps per SM from which the FP32 pipes stay busy (the large tile's 8 warps reach its
+// measured share of the peak).
+constexpr double kSaturatingWarps = 8.0;
+// A second kernel in the stream costs about its launch latency before it does any work.
+constexpr double kLaunchSeconds = 2e-6;
+// Split counts the model tries; slices are whole K tiles (kBlockK = 16 for every tile).
+constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12,  16,
+                                    20, 24, 32, 48, 64, 96, 128, 192, 256};
+constexpr int kSliceAlign = 16;
+// The workspace never exceeds this, so split-K never rivals the operands for device memory.
+constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
+
+struct Device {
+  int sms;
+  double fma_per_s_per_sm;  // FP32 lanes * clock
+  double dram_bytes_per_s;
+  int blocks_per_sm[kNumTiles];  // occupancy of each tile's kernel (registers, shared memory)
+};
+
+template <class T, int kVec>
+void allow_shared_memory() {
+  // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape<T, kVec>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
+}
+
+template <class T>
+int prepare_tile() {
+  allow_shared_memory<T, 4>();
+  allow_shared_memory<T, 2>();
+  allow_shared_memory<T, 1>();
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_any_shape<T, 4>,
+                                                           T::kThreads, T::kSmemBytes));
+  return blocks > 0 ? blocks : 1;
+}
+
+// Read once, on the device the harness selected (the launcher is first called after that).
+const Device& device() {
+  static const Device d = [] {
+    Device d{};
+    int index = 0, major = 0, minor = 0, sm_khz = 0, mem_khz = 0, bus_bits = 0;
+    CUDA_CHECK(cudaGetDevice(&index));
+    CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, index));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, index));
+    CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, index));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));
+    const int lanes = sgemm::fp32_lanes_per_sm(major, minor);
+    d.fma_per_s_per_sm = (lanes > 0 ? lanes : 128) * sm_khz * 1e3;
+    d.dram_bytes_per_s = sgemm::dram_bandwidth_bytes(mem_khz * 1e3, bus_bits);
+    d.blocks_per_sm[0] = prepare_tile<LargeTile>();
+    d.blocks_per_sm[1] = prepare_tile<MediumTile>();
+    d.blocks_per_sm[2] = prepare_tile<SmallTile>();
+    d.blocks_per_sm[3] = prepare_tile<TinyTile>();
+    return d;
+  }();
+  return d;
+}
+
+// How the launcher cuts one problem.
+struct Plan {
+  int tile = 0;     // index into kTileModels
+  int splits = 1;   // K slices (1: no split-K)
+  int k_slice = 0;  // k per slice, a multiple of kSliceAlign (the last slice may be shorter)
+  double seconds = 0;
+};
+
+// Elements per split-K slice in the workspace: M x N rounded up to a float4.
+int64_t slice_stride(const sgemm::Problem& p) {
+  return (static_cast<int64_t>(p.m) * p.n + 3) / 4 * 4;
+}
+
+size_t workspace_for(const sgemm::Problem& p, int splits) {
+  return splits > 1 ? static_cast<size_t>(splits) * slice_stride(p) * sizeof(float) : 0;
+}
+
+double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits,
+                       int k_slice) {
+  const TileModel& t = kTileModels[tile];
+  const double blocks = static_cast<double>(ceil_div(p.m, t.block_m)) * ceil_div(p.n, t.block_n) *
+                        splits;
+  const double per_sm = std::ceil(blocks / d.sms);  // blocks on the busiest SM
+  const double resident = std::min(per_sm, static_cast<double>(d.blocks_per_sm[tile]));
+  const double warp_factor = std::min(1.0, std::sqrt(resident * t.warps / kSaturatingWarps));
+  const double rate = d.fma_per_s_per_sm * t.peak_share * warp_factor;
+  double seconds = per_sm * t.block_m * t.block_n * (static_cast<double>(k_slice) + kFillK) / rate;
+  if (splits > 1) {
+    // Partial sums written (splits - 1 more than C alone), read back, C read (beta) and written.
+    const double elements = static_cast<double>(p.m) * p.n;
+    const double bytes = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
+    seconds += kLaunchSeconds + bytes / d.dram_bytes_per_s;
+  }
+  return seconds;
+}
+
+// The fastest (tile, splits) by the model; split-K only when the workspace can hold it.
+Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
+  const Device& d = device();
+  Plan best;
+  best.seconds = -1;
+  for (int tile = 0; tile < kNumTiles; ++tile) {
+    int last_splits = 0;
+    for (int wanted : kSplitCandidates) {
+      const int k_slice = ceil_div(ceil_div(p.k, wanted), kSliceAlign) * kSliceAlign;
+      const int splits = ceil_div(p.k, k_slice);  // every slice starts below K
+      if (splits == last_splits) continue;
+      last_splits = splits;
+      if (workspace_for(p, splits) > workspace_available) break;
+      const double seconds = predict_seconds(p, d, tile, splits, k_slice);
+      // Ties go to the earlier candidate: the larger tile, the fewer slices.
+      if (best.seconds < 0 || seconds < best.seconds) best = Plan{tile, splits, k_slice, seconds};
+    }
+  }
+  return best;
+}
+
+// ---- The launcher -----------------------------------------------------------------------------
+
+template <class T, int kVec>
+void launch_slices(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
+                   float* out, float alpha, float beta, int64_t out_slice_stride,
+                   cudaStream_t stream) {
+  sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
+    const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM), plan.splits);
+    sgemm_any_shape<T, kVec><<<grid, T::kThreads, T::kSmemBytes, stream>>>(
+        rows, p.n, p.k, plan.k_slice, alpha, A + row0 * p.k, B, beta, out + row0 * p.n,
+        out_slice_stride);
+  });
+}
+
+template <class T>
+void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
+                 float* out, float alpha, float beta, int64_t out_slice_stride,
+                 cudaStream_t stream) {
+  // cudaMalloc pointers are 256-byte aligned, so N decides the alignment of every row.
+  if (p.n % 4 == 0) {
+    launch_slices<T, 4>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
+  } else if (p.n % 2 == 0) {
+    launch_slices<T, 2>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
+  } else {
+    launch_slices<T, 1>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
+  }
+}
+
+// The plan of the last problem is kept: the harness launches the same shape many times, and the
+// model's few dozen candidates would otherwise add a microsecond of host time to every launch.
+Plan launch_plan(const sgemm::Problem& p, size_t workspace_available) {
+  struct Key {
+    int m, n, k;
+    bool beta;
+    size_t workspace;
+  };
+  static Key last{0, 0, 0, false, 0};
+  static Plan plan;
+  const Key key{p.m, p.n, p.k, p.beta != 0.0f, workspace_available};
+  if (key.m != last.m || key.n != last.n || key.k != last.k || key.beta != last.beta ||
+      key.workspace != last.workspace) {
+    plan = plan_for(p, workspace_available);
+    last = key;
+  }
+  return plan;
+}
+
+void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, float* C,
+                      cudaStream_t stream) {
+  const Plan plan = launch_plan(p, p.workspace ? p.workspace_size : 0);
+  // One slice: straight into C. Several: raw partial tiles into the workspace, then the reduction.
+  const bool split = plan.splits > 1;
+  float* out = split ? static_cast<float*>(p.workspace) : C;
+  const float alpha = split ? 1.0f : p.alpha;
+  const float beta = split ? 0.0f : p.beta;
+  const int64_t stride = slice_stride(p);
+  switch (plan.tile) {
+    case 0:
+      launch_tile<LargeTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      break;
+    case 1:
+      launch_tile<MediumTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      break;
+    case 2:
+      launch_tile<SmallTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      break;
+    default:
+      launch_tile<TinyTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      break;
+  }
+  if (split) {
+    const int64_t count = static_cast<int64_t>(p.m) * p.n;
+    const int64_t blocks = (count + 4 * kReduceThreads - 1) / (4 * kReduceThreads);
+    reduce_slices<<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
+        count, plan.splits, stride, p.alpha, out, p.beta, C);
+  }
+}
+
+// The tile the launcher takes (given the workspace it asks for), for the harness's traffic model.
+sgemm::TileSize tile_for(const sgemm::Problem& p) {
+  const TileModel& t = kTileModels[plan_for(p, kMaxWorkspaceBytes).tile];
+  return sgemm::TileSize{t.block_m, t.block_n};
+}
+
+// The workspace split-K needs for this problem (0 when the model does not split).
+size_t workspace_bytes(const sgemm::Problem& p) {
+  return workspace_for(p, plan_for(p, kMaxWorkspaceBytes).splits);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sgemm::Chapter chapter{"07_any_shape",
+                         "any shape: tile chosen by a wave-quantization model, split-K, "
+                         "8-byte rows (kernel of chapter 06)",
+                         &launch_any_shape, LargeTile::kBlockM, LargeTile::kBlockN, &tile_for};
+  chapter.workspace_bytes = &workspace_bytes;
+  return sgemm::run_chapter(chapter, argc, argv);
+}

@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The shape suite: chapters 06 and 07 against cuBLAS on the shapes users actually have.
+
+Each chapter binary runs once over the whole suite (`--m/--n/--k` lists, `--format json
+--output`), verifying every shape and timing itself and cuBLAS FP32 in the same process, so every
+"% of cuBLAS" is a ratio from one process. The script writes into the results folder
+(docs/results/<gpu-slug>/ by default):
+  shapes.json          the suite, every chapter's rows, the device, the command and the commit
+  shapes.md            one line per shape: 06, 07 and cuBLAS TFLOP/s, % of cuBLAS, 07 / 06; the
+                       geometric mean; which of chapter 07's floors hold (07_any_shape/README.md)
+  figures/shapes.png   % of cuBLAS per shape, 06 beside 07
+
+With --sawtooth START:STOP:STEP it runs the square sizes START, START+STEP, ... STOP instead
+(timing only: the suite verifies) and writes sawtooth.json and figures/sawtooth.png: % of cuBLAS
+against size for both chapters, beside the efficiency chapter 07's launcher model predicts for
+its own plan and for chapter 06's single tile (wave quantization, 07_any_shape/README.md).
+--render-only redraws the tables and figures from the JSON already in the folder (no GPU).
+"""
+
+import argparse
+import datetime
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO, binaries, build,
+                      git_commit, gpu_slug, log)
+
+EXAMPLES = """\
+examples:
+  python3 scripts/shapes.py                                   # build, run the suite, save
+  python3 scripts/shapes.py --no-build --build-dir build --results-dir /tmp/shapes
+  python3 scripts/shapes.py --sawtooth 1024:8192:128          # the README's sawtooth
+  python3 scripts/shapes.py --render-only --results-dir docs/results/nvidia-h100-80gb-hbm3
+
+exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
+            --check-floors, a floor of chapter 07 does not hold), 2 bad usage,
+            3 build or CUDA/runtime failure (no GPU, out of memory, crash)
+"""
+
+CHAPTERS = ["06_double_buffer", "07_any_shape"]
+BASE, NEW = CHAPTERS
+
+# The suite: (M, N, K, group). Groups: the issue's table (measured before chapter 07 existed),
+# squares (powers of two and not), tall and wide skinny, small K, long K with small M x N, and
+# rows or K not multiples of 4.
+SUITE = [
+    (4096, 4100, 4096, "issue"), (4095, 4097, 4095, "issue"), (8192, 128, 8192, "issue"),
+    (128, 8192, 8192, "issue"), (3000, 3000, 3000, "issue"), (512, 512, 512, "issue"),
+    (256, 256, 256, "issue"), (2048, 2048, 2048, "issue"), (16384, 16384, 16384, "issue"),
+    (8192, 8192, 256, "issue"),
+    (768, 768, 768, "square"), (1000, 1000, 1000, "square"), (1024, 1024, 1024, "square"),
+    (1536, 1536, 1536, "square"), (4096, 4096, 4096, "square"), (5000, 5000, 5000, "square"),
+    (6144, 6144, 6144, "square"), (8192, 8192, 8192, "square"), (12288, 12288, 12288, "square"),
+    (32768, 256, 1024, "tall"), (16384, 64, 4096, "tall"),
+    (256, 32768, 1024, "wide"), (64, 16384, 4096, "wide"),
+    (8192, 8192, 128, "small K"), (4096, 4096, 64, "small K"), (16384, 4096, 32, "small K"),
+    (256, 256, 65536, "long K"), (128, 128, 262144, "long K"), (512, 512, 32768, "long K"),
+    (64, 64, 1048576, "long K"), (1024, 1024, 16384, "long K"),
+    (2049, 2051, 1023, "unaligned"), (1001, 3003, 5005, "unaligned"),
+    (777, 333, 16383, "unaligned"), (8191, 8191, 8191, "unaligned"),
+]
+
+# Chapter 07's floors (issue 10): % of cuBLAS by size, the geometric mean, and 07 against 06.
+BIG_MACS = 2 ** 30
+FLOOR_BIG, FLOOR_SMALL, FLOOR_GEOMEAN, FLOOR_VS_06 = 90.0, 75.0, 97.0, 0.98
+EQUAL_TO_06 = [(4096, 4096, 4096), (8192, 8192, 8192)]
+EQUAL_TOLERANCE = 0.02  # "equal": within 2 % either way, the noise of two processes
+
+
+class UsageError(Exception):
+    """Bad input the user can fix: one "error:" line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def parse_sawtooth(text):
+    """'1024:8192:128' -> [1024, 1152, ..., 8192]."""
+    try:
+        start, stop, step = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected START:STOP:STEP (whole numbers), got {text!r}") from None
+    if start < 1 or stop < start or step < 1:
+        raise argparse.ArgumentTypeError(
+            f"need 1 <= START <= STOP and STEP >= 1, got {text!r}")
+    return list(range(start, stop + 1, step))
+
+
+def parse_args(argv):
+    parser = Parser(description=__doc__, epilog=EXAMPLES,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sawtooth", type=parse_sawtooth, metavar="START:STOP:STEP",
+                        help="square sizes instead of the suite (timing only)")
+    parser.add_argument("--samples", type=int, help="timed runs per shape (chapter default)")
+    parser.add_argument("--warmup", type=int, help="warm-up runs per shape (chapter default)")
+    parser.add_argument("--time-budget", type=float, metavar="SECONDS",
+                        help="kernel time per shape after which sampling stops (chapter default)")
+    parser.add_argument("--device", type=int, help="CUDA device index (chapter default: 0)")
+    parser.add_argument("--build-dir", type=Path, default=REPO / "build",
+                        help="CMake build folder (default: build/ in the repository)")
+    parser.add_argument("--no-build", action="store_true", help="do not build, run what is built")
+    parser.add_argument("--results-dir", type=Path,
+                        help="where to write (default: docs/results/<gpu-slug>/)")
+    parser.add_argument("--render-only", action="store_true",
+                        help="redraw tables and figures from the JSON in --results-dir")
+    parser.add_argument("--check-floors", action="store_true",
+                        help="exit 1 when a floor of chapter 07 does not hold")
+    args = parser.parse_args(argv)
+    for name in ("samples", "warmup"):
+        value = getattr(args, name)
+        if value is not None and value < (1 if name == "samples" else 0):
+            raise UsageError(f"--{name} must be >= {1 if name == 'samples' else 0} (got {value})")
+    if args.time_budget is not None and not args.time_budget > 0:
+        raise UsageError(f"--time-budget must be > 0 (got {args.time_budget})")
+    if args.render_only and args.results_dir is None:
+        raise UsageError("--render-only needs --results-dir (the folder holding the JSON)")
+    args.build_dir = args.build_dir.resolve()
+    return args
+
+
+# ---------------------------------------------------------------------------------------------
+# Chapter 07's launcher model, mirrored from 07_any_shape/any_shape.cu (plan_for and
+# predict_seconds) so the sawtooth chart can draw its prediction. Keep the two in step.
+# ---------------------------------------------------------------------------------------------
+
+# (BM, BN, warps, share of the FP32 peak with every SM busy, blocks per SM): the kernel's
+# kTileModels; blocks per SM is what cudaOccupancyMaxActiveBlocksPerMultiprocessor reports for
+# their registers (241-254 x 256 threads: 1; x 128 threads: 2; 127 x 128 threads: 4; 127 x 64
+# threads: 8).
+TILES = [(128, 256, 8, 0.729, 1), (128, 128, 4, 0.707, 2), (64, 128, 4, 0.701, 4),
+         (64, 64, 2, 0.701, 8)]
+FILL_K, SATURATING_WARPS, LAUNCH_SECONDS, SLICE_ALIGN = 32, 8.0, 2e-6, 16
+SPLITS = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256]
+MAX_WORKSPACE = 256 << 20
+
+
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+def predict_seconds(m, n, k, device, tile, splits, k_slice, beta=0.0):
+    bm, bn, warps, share, blocks_per_sm = TILES[tile]
+    sms = device["sms"]
+    blocks = ceil_div(m, bm) * ceil_div(n, bn) * splits
+    per_sm = ceil_div(blocks, sms)
+    resident = min(per_sm, blocks_per_sm)
+    rate = (device["fp32_lanes_per_sm"] * device["sm_clock_mhz"] * 1e6 * share
+            * min(1.0, math.sqrt(resident * warps / SATURATING_WARPS)))
+    seconds = per_sm * bm * bn * (k_slice + FILL_K) / rate
+    if splits > 1:
+        moved = 4.0 * m * n * (2 * splits + (1 if beta else 0))
+        seconds += LAUNCH_SECONDS + moved / (device["dram_bandwidth_gbs"] * 1e9)
+    return seconds
+
+
+def plan(m, n, k, device, tiles=(0, 1, 2, 3), split=True):
+    """(tile, splits, seconds) of the fastest candidate, as the launcher chooses it."""
+    best = None
+    stride = ceil_div(m * n, 4) * 4
+    for tile in tiles:
+        last = 0
+        for wanted in (SPLITS if split else [1]):
+            k_slice = ceil_div(ceil_div(k, wanted), SLICE_ALIGN) * SLICE_ALIGN
+            splits = ceil_div(k, k_slice)
+            if splits == last:
+                continue
+            last = splits
+            if splits > 1 and splits * stride * 4 > MAX_WORKSPACE:
+                break
+            seconds = predict_seconds(m, n, k, device, tile, splits, k_slice)
+            if best is None or seconds < best[2]:
+                best = (tile, splits, seconds)
+    return best
+
+
+def predicted_efficiency(m, n, k, device, **choice):
+    """Share of the large tile's full-GPU speed the model predicts for the chosen plan."""
+    _, _, seconds = plan(m, n, k, device, **choice)
+    ideal = m * n * k / (device["sms"] * device["fp32_lanes_per_sm"] * device["sm_clock_mhz"]
+                         * 1e6 * TILES[0][3])
+    return ideal / seconds
+
+
+def plan_name(m, n, k, device):
+    tile, splits, _ = plan(m, n, k, device)
+    bm, bn = TILES[tile][:2]
+    return f"{bm}x{bn}" + (f", split-K {splits}" if splits > 1 else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables and floors (pure functions: tests/scripts/test_shapes.py covers them)
+# ---------------------------------------------------------------------------------------------
+
+def by_shape(rows):
+    """{(m, n, k): {chapter: row}}."""
+    table = {}
+    for r in rows:
+        table.setdefault((r["m"], r["n"], r["k"]), {})[r["chapter"]] = r
+    return table
+
+
+def geomean(values):
+    values = [v for v in values if v is not None and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def pct(row):
+    return row.get("pct_cublas") if row else None
+
+
+def floors(rows):
+    """[(floor, holds, detail)] for chapter 07's floors, over the rows of a suite run."""
+    table = by_shape(rows)
+    results = []
+    big = [(s, pct(c.get(NEW))) for s, c in table.items() if s[0] * s[1] * s[2] >= BIG_MACS]
+    small = [(s, pct(c.get(NEW))) for s, c in table.items() if s[0] * s[1] * s[2] < BIG_MACS]
+
+    def worst(items):
+        measured = [(v, s) for s, v in items if v is not None]
+        return min(measured) if measured else (None, None)
+
+    for label, items, floor in ((f"07 >= {FLOOR_BIG:.0f} % of cuBLAS where M*N*K >= 2^30", big,
+                                 FLOOR_BIG),
+                                (f"07 >= {FLOOR_SMALL:.0f} % of cuBLAS on the smaller shapes", small,
+                                 FLOOR_SMALL)):
+        value, shape = worst(items)
+        holds = value is not None and value >= floor
+        detail = "no shapes" if value is None else f"lowest {value:.1f} % at {shape_name(shape)}"
+        results.append((label, holds, detail))
+    mean = geomean([pct(c.get(NEW)) for c in table.values()])
+    results.append((f"geometric mean of 07's % of cuBLAS >= {FLOOR_GEOMEAN:.0f} %",
+                    mean is not None and mean >= FLOOR_GEOMEAN,
+                    "-" if mean is None else f"{mean:.1f} %"))
+    ratios = [(speedup(c), s) for s, c in table.items() if speedup(c) is not None]
+    low = min(ratios) if ratios else (None, None)
+    results.append((f"07 never more than {100 * (1 - FLOOR_VS_06):.0f} % slower than 06",
+                    low[0] is not None and low[0] >= FLOOR_VS_06,
+                    "-" if low[0] is None else f"lowest 07/06 {low[0]:.3f} at {shape_name(low[1])}"))
+    for shape in EQUAL_TO_06:
+        ratio = speedup(table.get(shape, {}))
+        results.append((f"07 equal to 06 at {shape_name(shape)} (within "
+                        f"{100 * EQUAL_TOLERANCE:.0f} %)",
+                        ratio is not None and abs(ratio - 1) <= EQUAL_TOLERANCE,
+                        "not measured" if ratio is None else f"07/06 {ratio:.3f}"))
+    return results
+
+
+def speedup(chapters):
+    """07's TFLOP/s over 06's at one shape, or None."""
+    a, b = chapters.get(BASE), chapters.get(NEW)
+    if not a or not b or not a.get("tflops") or not b.get("tflops"):
+        return None
+    return b["tflops"] / a["tflops"]
+
+
+def shape_name(shape):
+    m, n, k = shape
+    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+
+
+def fmt(value, digits=1):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def cublas_tflops(chapters):
+    """cuBLAS TFLOP/s at one shape: the median-free choice is 07's process (06's beside it)."""
+    values = [c.get("cublas_tflops") for c in chapters.values() if c.get("cublas_tflops")]
+    return sorted(values)[len(values) // 2] if values else None
+
+
+def render_suite(document):
+    rows, device = document["rows"], document["device"]
+    table = by_shape(rows)
+    out = ["# Shape suite: chapters 06 and 07 against cuBLAS", "",
+           "Generated by `scripts/shapes.py`; do not edit by hand.", "",
+           f"- GPU: {device.get('name')}, {device.get('sms')} SMs, SM clock "
+           f"{device.get('sm_clock_mhz')} MHz; driver {device.get('driver')}, cuBLAS "
+           f"{device.get('cublas')}",
+           f"- Date: {document['environment']['date']}; command: "
+           f"`{document['environment']['command']}`; commit: "
+           f"{document['environment']['git_commit'] or 'unknown'}"
+           f"{' (uncommitted changes)' if document['environment']['git_dirty'] else ''}",
+           "- Each chapter binary times itself and cuBLAS FP32 (TF32 off) in the same process, "
+           "alternating sample by sample, L2 flushed; % of cuBLAS is the ratio of the medians "
+           "in that process. cuBLAS column: the higher-middle of the two processes' medians.",
+           "- 07's plan: the tile and split count its launcher model picks on this GPU "
+           "(scripts/shapes.py mirrors the model).", "",
+           "| shape | group | 06 TFLOP/s | 07 TFLOP/s | cuBLAS TFLOP/s | 06 % of cuBLAS | "
+           "07 % of cuBLAS | 07 / 06 | 07's plan | check |",
+           "|:---|:---|---:|---:|---:|---:|---:|---:|:---|:---|"]
+    groups = {(m, n, k): g for m, n, k, g in document.get("suite", [])}
+    for shape in document_order(document, table):
+        c = table[shape]
+        a, b = c.get(BASE), c.get(NEW)
+        ratio = speedup(c)
+        status = "/".join(r.get("status") or "-" for r in (a, b) if r) or "-"
+        out.append(f"| {shape_name(shape)} | {groups.get(shape, '-')} | "
+                   f"{fmt(a and a.get('tflops'), 2)} | {fmt(b and b.get('tflops'), 2)} | "
+                   f"{fmt(cublas_tflops(c), 2)} | {fmt(pct(a))} | {fmt(pct(b))} | "
+                   f"{fmt(ratio, 3)} | {plan_name(*shape, device)} | {status} |")
+    mean_a = geomean([pct(c.get(BASE)) for c in table.values()])
+    mean_b = geomean([pct(c.get(NEW)) for c in table.values()])
+    mean_r = geomean([speedup(c) for c in table.values()])
+    out.append(f"| **geometric mean** | | | | | **{fmt(mean_a)}** | **{fmt(mean_b)}** | "
+               f"**{fmt(mean_r, 3)}** | | |")
+    out += ["", "## Chapter 07's floors", "", "| floor | holds | measured |", "|:---|:---|:---|"]
+    out += [f"| {label} | {'yes' if holds else '**no**'} | {detail} |"
+            for label, holds, detail in floors(rows)]
+    return "\n".join(out) + "\n"
+
+
+def document_order(document, table):
+    """Shapes in suite order, then any others."""
+    order = [(m, n, k) for m, n, k, _ in document.get("suite", [])]
+    return [s for s in order if s in table] + sorted(s for s in table if s not in order)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------------------------
+
+def pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError("matplotlib is not installed (pip install matplotlib)") from None
+    return plt
+
+
+def draw_suite(plt, document, path):
+    table = by_shape(document["rows"])
+    shapes = document_order(document, table)
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(shapes) + 1.6))
+    y = range(len(shapes))
+    for offset, name, colour in ((-0.2, BASE, "#E69F00"), (0.2, NEW, "#0072B2")):
+        values = [pct(table[s].get(name)) or 0 for s in shapes]
+        ax.barh([i + offset for i in y], values, height=0.4, color=colour, label=name)
+    for x, style in ((FLOOR_SMALL, ":"), (FLOOR_BIG, "--"), (100, "-")):
+        ax.axvline(x, color="#1f2328", linestyle=style, linewidth=0.8)
+    ax.set_yticks(list(y))
+    ax.set_yticklabels([shape_name(s) for s in shapes], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("% of cuBLAS FP32 (same process)")
+    ax.set_title(f"Shape suite on {document['device'].get('name')}")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", color="#d0d7de", linewidth=0.6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def draw_sawtooth(plt, document, path):
+    device = document["device"]
+    table = by_shape(document["rows"])
+    sizes = sorted(s[0] for s in table)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True)
+    for name, colour in ((BASE, "#E69F00"), (NEW, "#0072B2")):
+        top.plot(sizes, [pct(table[(s, s, s)].get(name)) for s in sizes], marker="o",
+                 markersize=3, color=colour, label=f"{name} (measured)")
+    top.axhline(100, color="#1f2328", linewidth=0.8)
+    top.set_ylabel("% of cuBLAS FP32")
+    top.legend(fontsize=8)
+    top.set_title(f"Wave quantization on {device.get('name')} ({device.get('sms')} SMs)")
+    single = [100 * predicted_efficiency(s, s, s, device, tiles=(0,), split=False) for s in sizes]
+    chosen = [100 * predicted_efficiency(s, s, s, device) for s in sizes]
+    bottom.plot(sizes, single, color="#E69F00", linestyle="--",
+                label="model: 128x256 tile only (06 at these sizes)")
+    bottom.plot(sizes, chosen, color="#0072B2", linestyle="--", label="model: 07's choice")
+    bottom.set_ylabel("predicted % of full-wave speed")
+    bottom.set_xlabel("M = N = K")
+    bottom.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------
+
+def last_error_line(stderr):
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    return (errors or lines or ["(no message)"])[-1].removeprefix("error:").strip()
+
+
+def run_chapters(bins, shapes, args, timing_only):
+    """Run each chapter over all shapes; returns (reports, exit code)."""
+    extra = []
+    for option in ("samples", "warmup", "time_budget", "device"):
+        if getattr(args, option) is not None:
+            extra += ["--" + option.replace("_", "-"), str(getattr(args, option))]
+    if timing_only:
+        extra += ["--no-verify", "--no-accuracy"]
+    reports, code = [], EXIT_PASS
+    with tempfile.TemporaryDirectory(prefix="sgemm-shapes-") as tmp:
+        for name, path in bins.items():
+            output = Path(tmp) / f"{name}.json"
+            command = [str(path), "--m", ",".join(str(s[0]) for s in shapes),
+                       "--n", ",".join(str(s[1]) for s in shapes),
+                       "--k", ",".join(str(s[2]) for s in shapes),
+                       "--format", "json", "--output", str(output)] + extra
+            log(f"{name}: {len(shapes)} shapes")
+            proc = subprocess.run(command, capture_output=True, text=True)
+            if proc.returncode == EXIT_USAGE:
+                log(f"error: {name} refused the options: {last_error_line(proc.stderr)}")
+                return reports, EXIT_USAGE
+            if proc.returncode not in (EXIT_PASS, EXIT_WRONG):
+                why = (last_error_line(proc.stderr) if proc.returncode > 0
+                       else f"killed by signal {-proc.returncode}")
+                log(f"error: {name} failed (exit {proc.returncode}): {why}")
+                return reports, EXIT_RUNTIME
+            try:
+                report = json.loads(output.read_text(encoding="utf-8"))
+                if report.get("schema") != 1 or not isinstance(report.get("rows"), list):
+                    raise ValueError("not a schema-1 chapter report")
+            except (OSError, ValueError) as error:
+                log(f"error: {name} wrote no usable report ({error})")
+                return reports, EXIT_RUNTIME
+            if proc.returncode == EXIT_WRONG:
+                log(f"{name}: WRONG RESULT on some shape (see the check column)")
+                code = EXIT_WRONG
+            reports.append(report)
+    return reports, code
+
+
+def environment(argv):
+    commit, dirty = git_commit()
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": " ".join(["python3 scripts/shapes.py"] + argv),
+            "git_commit": commit, "git_dirty": dirty}
+
+
+def load_document(path):
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("rows"), list) \
+            or not isinstance(document.get("device"), dict):
+        raise UsageError(f"{path} is not a shapes.py result (no rows or device)")
+    return document
+
+
+def render(folder, document, sawtooth):
+    """The table (suite) and the figure. Without matplotlib the figure is skipped with a note:
+    the measurements, the expensive part, are already saved."""
+    if not sawtooth:
+        (folder / "shapes.md").write_text(render_suite(document), encoding="utf-8")
+        log(f"wrote {folder / 'shapes.md'}")
+    figure = folder / "figures" / ("sawtooth.png" if sawtooth else "shapes.png")
+    try:
+        plt = pyplot()
+    except UsageError as error:
+        log(f"note: {figure} not drawn: {error}")
+        return
+    figure.parent.mkdir(parents=True, exist_ok=True)
+    (draw_sawtooth if sawtooth else draw_suite)(plt, document, figure)
+    log(f"wrote {figure}")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = parse_args(argv)
+        name = "sawtooth.json" if args.sawtooth else "shapes.json"
+        if args.render_only:
+            document = load_document(args.results_dir / name)
+            render(args.results_dir, document, bool(args.sawtooth))
+            return EXIT_PASS
+        if not args.no_build:
+            build(args.build_dir)
+        bins = binaries(args.build_dir, CHAPTERS)
+        missing = [c for c in CHAPTERS if c not in bins]
+        if missing:
+            log(f"error: no binary for {', '.join(missing)} in {args.build_dir / 'bin'} "
+                "(build first, or drop --no-build)")
+            return EXIT_RUNTIME
+        suite = [(s, s, s, "square") for s in args.sawtooth] if args.sawtooth else SUITE
+        reports, code = run_chapters(bins, [s[:3] for s in suite], args, bool(args.sawtooth))
+        if code not in (EXIT_PASS, EXIT_WRONG):
+            return code
+        device = reports[0]["device"]
+        document = {"schema": 1, "generator": "scripts/shapes.py", "environment": environment(argv),
+                    "device": device, "suite": [list(s) for s in suite],
+                    "chapters": [{"chapter": r["chapter"], "title": r.get("title"),
+                                  "command": r.get("command")} for r in reports],
+                    "rows": [row for r in reports for row in r["rows"]]}
+        folder = args.results_dir or REPO / "docs" / "results" / gpu_slug(device.get("name", ""))
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        render(folder, document, bool(args.sawtooth))
+        if not args.sawtooth:
+            print(render_suite(document), end="")
+            if args.check_floors and code == EXIT_PASS and \
+                    not all(holds for _, holds, _ in floors(document["rows"])):
+                log("floors: some do not hold (see shapes.md)")
+                code = EXIT_WRONG
+        return code
+    except UsageError as error:
+        log(f"error: {error}")
+        return EXIT_USAGE
+    except OSError as error:
+        log(f"error: cannot write the results: {error}")
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

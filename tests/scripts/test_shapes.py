@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Host tests of scripts/shapes.py: the floors, the launcher model's mirror, and whole suite runs
+against fake chapter binaries (tests/scripts/fake_chapter.py; no GPU, made-up numbers)."""
+
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from helpers import SCRIPTS, environment, fake_build_dir
+
+import shapes  # noqa: E402  (helpers puts scripts/ on the path)
+
+# The H100 of docs/results/nvidia-h100-80gb-hbm3 (what the chapter binaries report).
+H100 = {"name": "NVIDIA H100 80GB HBM3", "sms": 132, "sm_clock_mhz": 1980,
+        "fp32_lanes_per_sm": 128, "dram_bandwidth_gbs": 3352.32}
+
+
+def row(chapter, m, n, k, tflops, pct, status="PASS"):
+    return {"chapter": chapter, "m": m, "n": n, "k": k, "tflops": tflops,
+            "cublas_tflops": 100 * tflops / pct, "pct_cublas": pct, "status": status}
+
+
+def suite_rows(pct_06, pct_07):
+    """Rows for 4096^3, 8192^3 (big) and 256^3 (small) at the given % of cuBLAS."""
+    rows = []
+    for (m, n, k), a, b in zip([(4096,) * 3, (8192,) * 3, (256,) * 3], pct_06, pct_07):
+        rows += [row("06_double_buffer", m, n, k, a / 2, a), row("07_any_shape", m, n, k, b / 2, b)]
+    return rows
+
+
+class FloorsTest(unittest.TestCase):
+    def test_all_floors_hold(self):
+        results = shapes.floors(suite_rows([95, 96, 80], [95.5, 96.2, 101]))
+        self.assertTrue(all(holds for _, holds, _ in results), results)
+        self.assertEqual(len(results), 6)
+
+    def test_each_floor_can_fail(self):
+        cases = {
+            "where M*N*K >= 2^30": suite_rows([95, 89, 80], [95, 89, 101]),     # 89 < 90
+            "smaller shapes": suite_rows([95, 96, 70], [95, 96, 74]),           # 74 < 75
+            "geometric mean": suite_rows([95, 96, 80], [95, 96, 90]),           # 93.6 < 97
+            "slower than 06": suite_rows([95, 96, 120], [95, 96, 110]),         # 0.917 < 0.98
+            "at 4096³": suite_rows([95, 96, 80], [99, 96, 110]),                # 1.04: not equal
+        }
+        for label, rows in cases.items():
+            with self.subTest(label):
+                failing = [text for text, holds, _ in shapes.floors(rows) if not holds]
+                self.assertTrue(any(label in text for text in failing), (label, failing))
+
+    def test_missing_equal_shape_does_not_hold(self):
+        rows = [r for r in suite_rows([95, 96, 80], [95, 96, 101]) if r["m"] != 8192]
+        results = {text: (holds, detail) for text, holds, detail in shapes.floors(rows)}
+        self.assertEqual(results["07 equal to 06 at 8192³ (within 2 %)"], (False, "not measured"))
+
+    def test_geomean(self):
+        self.assertAlmostEqual(shapes.geomean([50, 200]), 100.0)
+        self.assertIsNone(shapes.geomean([None]))
+
+
+class ModelTest(unittest.TestCase):
+    """The mirror of 07's launcher model, on the H100's parameters."""
+
+    def test_full_waves_take_the_large_tile_without_split(self):
+        for size in (4096, 8192, 16384):
+            self.assertEqual(shapes.plan(size, size, size, H100)[:2], (0, 1), size)
+
+    def test_few_tiles_and_long_k_split(self):
+        tile, splits, _ = shapes.plan(256, 256, 65536, H100)
+        self.assertGreater(splits, 8)
+        self.assertGreater(shapes.plan(8192, 128, 8192, H100)[1], 1)
+
+    def test_split_k_never_exceeds_the_workspace_cap(self):
+        for m, n, k in [(64, 64, 1 << 20), (8192, 128, 8192), (1000, 1000, 1000)]:
+            tile, splits, _ = shapes.plan(m, n, k, H100)
+            self.assertLessEqual(splits * m * n * 4, shapes.MAX_WORKSPACE)
+
+    def test_more_sms_never_predict_a_slower_plan(self):
+        bigger = dict(H100, sms=264)
+        for m, n, k in [(3000, 3000, 3000), (8192, 128, 8192), (1024, 1024, 1024)]:
+            self.assertLessEqual(shapes.plan(m, n, k, bigger)[2], shapes.plan(m, n, k, H100)[2])
+
+    def test_sawtooth_prediction_drops_past_a_full_wave(self):
+        # 4096: 512 large tiles, 3.9 waves of 132; 4224: 561 tiles, 4.25 waves -> 5.
+        single = dict(tiles=(0,), split=False)
+        self.assertGreater(shapes.predicted_efficiency(4096, 4096, 4096, H100, **single),
+                           shapes.predicted_efficiency(4224, 4224, 4224, H100, **single) + 0.1)
+        self.assertLessEqual(shapes.predicted_efficiency(4224, 4224, 4224, H100), 1.0)
+
+
+class SuiteRunTest(unittest.TestCase):
+    """Whole runs against fake chapter binaries."""
+
+    def run_shapes(self, *options, **env):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = Path(self.tmp.name)
+        fake_build_dir(root / "build", shapes.CHAPTERS)
+        self.results = root / "results"
+        return subprocess.run(
+            [sys.executable, str(SCRIPTS / "shapes.py"), "--no-build", "--build-dir",
+             str(root / "build"), "--results-dir", str(self.results), *options],
+            capture_output=True, text=True, env=environment(**env))
+
+    def tearDown(self):
+        if hasattr(self, "tmp"):
+            self.tmp.cleanup()
+
+    def test_suite_has_the_published_groups(self):
+        self.assertGreaterEqual(len(shapes.SUITE), 30)
+        groups = {g for *_, g in shapes.SUITE}
+        self.assertEqual(groups, {"issue", "square", "tall", "wide", "small K", "long K",
+                                  "unaligned"})
+        self.assertTrue(any(n % 4 and k % 4 for _, n, k, _ in shapes.SUITE))
+        self.assertTrue(any(k >= 16384 and m * n <= 512 * 512 for m, n, k, _ in shapes.SUITE))
+
+    def test_pass_writes_json_and_table(self):
+        proc = self.run_shapes("--samples", "5")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        document = json.loads((self.results / "shapes.json").read_text())
+        self.assertEqual(len(document["rows"]), 2 * len(shapes.SUITE))
+        self.assertEqual(document["device"]["name"], "Fixture GPU")
+        self.assertIn("--samples 5", document["environment"]["command"])
+        table = (self.results / "shapes.md").read_text()
+        self.assertIn("| 4096×4100×4096 | issue |", table)
+        self.assertIn("**geometric mean**", table)
+        # The fake 07 is slow (10 % of the peak): the floors section says so.
+        self.assertIn("| **no** |", table)
+        self.assertEqual(proc.stdout, table)
+
+    def test_check_floors_turns_a_missed_floor_into_exit_1(self):
+        proc = self.run_shapes("--check-floors")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("floors: some do not hold", proc.stderr)
+
+    def test_render_only_redraws_from_the_json(self):
+        self.assertEqual(self.run_shapes().returncode, 0)
+        (self.results / "shapes.md").unlink()
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), "--render-only",
+                               "--results-dir", str(self.results)],
+                              capture_output=True, text=True, env=environment())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("**geometric mean**", (self.results / "shapes.md").read_text())
+
+    def test_wrong_result_exits_1(self):
+        proc = self.run_shapes(FAKE_CHAPTER_FAIL="07_any_shape")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("PASS/FAIL", (self.results / "shapes.md").read_text())
+
+    def test_no_gpu_is_one_error_line_and_exit_3(self):
+        proc = self.run_shapes(FAKE_CHAPTER_NO_GPU="1")
+        self.assertEqual(proc.returncode, 3)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        self.assertEqual(len(errors), 1, proc.stderr)
+        self.assertIn("no CUDA GPU found", errors[0])
+        self.assertFalse((self.results / "shapes.json").exists())
+
+    def test_bad_usage_is_one_error_line_and_exit_2(self):
+        for options, why in [(["--sawtooth", "1024:512:128"], "need 1 <= START <= STOP"),
+                             (["--sawtooth", "a:b"], "expected START:STOP:STEP"),
+                             (["--samples", "0"], "--samples must be >= 1"),
+                             (["--time-budget", "-1"], "--time-budget must be > 0"),
+                             (["--frobnicate"], "unrecognized arguments: --frobnicate")]:
+            with self.subTest(options=options):
+                proc = self.run_shapes(*options)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+                self.assertTrue(proc.stderr.startswith("error: "), proc.stderr)
+                self.assertIn(why, proc.stderr)
+                self.tmp.cleanup()
+
+    def test_render_only_without_json_is_usage_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), "--render-only",
+                                   "--results-dir", tmp], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2)
+        self.assertTrue(proc.stderr.startswith("error: cannot read"), proc.stderr)
+        self.assertEqual(len(proc.stderr.splitlines()), 1)
+
+    def test_missing_binary_is_exit_3(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fake_build_dir(Path(tmp), ["06_double_buffer"])
+            proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), "--no-build",
+                                   "--build-dir", tmp, "--results-dir", tmp + "/r"],
+                                  capture_output=True, text=True, env=environment())
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("error: no binary for 07_any_shape", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
