@@ -4,10 +4,11 @@
 
 Each chapter's exercises are described in <chapter>/exercises/exercises.json: for every exercise
 its number, a title and the commands that answer it. A command names the binaries it runs as
-{bin}/<target>: the chapter itself (bin/03_thread_tiling), a tuning candidate
-(bin/03_thread_tiling.tile_64_128_8_8_8, -DSGEMM_TUNING=ON) or an exercise, the chapter's source
-with <chapter>/exercises/<n>.patch applied (bin/03_thread_tiling.exercise_<n>,
--DSGEMM_EXERCISES=ON, cmake/Exercises.cmake). A command may also carry
+{bin}/<target>: the chapter itself (bin/03_thread_tiling), a tuning candidate or variant
+(bin/03_thread_tiling.tile_64_128_8_8_8, bin/04_vectorized.variant_scalar: -DSGEMM_TUNING=ON) or
+an exercise, the chapter's source with <chapter>/exercises/<n>.patch applied
+(bin/03_thread_tiling.exercise_<n>, -DSGEMM_EXERCISES=ON, cmake/Exercises.cmake). A command may
+also carry
   "expect": the exit code it should end with, or a list of them (default 0);
   "grep":   a regular expression: print only the output lines that match (ncu's counter lines);
   "count":  regular expressions: print how many output lines match each (SASS instructions).

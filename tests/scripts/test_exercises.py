@@ -52,6 +52,9 @@ class CommittedExercisesTest(unittest.TestCase):
                     elif suffix.startswith(".tile_"):
                         tile = '"' + suffix[6:].replace("_", ",") + '"'
                         self.assertIn(tile, CMAKELISTS, f"{where}: not a TILES entry")
+                    elif suffix.startswith(".variant_"):
+                        variant = '"' + suffix[9:] + ":"
+                        self.assertIn(variant, CMAKELISTS, f"{where}: not a VARIANTS entry")
                     else:
                         self.assertEqual(suffix, "", f"{where}: unknown kind of binary")
 
