@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""What tour.py, profile.py and plot.py share: the chapter list, the build, the binaries."""
+"""The chapter list the scripts share, read from the sgemm_add_chapter(...) lines of the top-level
+CMakeLists.txt, so that adding a chapter is one line there. tour.py, profile.py, plot.py and tune.py
+import this module (the list, the build, the binaries, the GPU check); run alone, it prints the
+chapters in reading order, one per line."""
 
+import argparse
+import ctypes
 import os
 import re
 import shutil
@@ -10,23 +15,51 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-# The ladder, in reading order. A chapter that has not been written yet simply has no binary.
-CHAPTERS = [
-    "00_naive",
-    "01_coalescing",
-    "02_smem_tiling",
-    "03_thread_tiling",
-    "04_vectorized",
-    "05_bank_conflict",
-    "06_double_buffer",
-]
-
-# Exit codes, the same as the chapter binaries' (common/harness.h).
+# Exit codes, the same as the chapter binaries' (common/exit_codes.h).
 EXIT_PASS, EXIT_WRONG, EXIT_USAGE, EXIT_RUNTIME = 0, 1, 2, 3
+
+# A chapter is a line that starts with sgemm_add_chapter(<folder>; commented-out lines start with
+# '#' and do not match.
+CHAPTER_LINE = re.compile(r"^[ \t]*sgemm_add_chapter\([ \t]*([A-Za-z0-9_]+)", re.MULTILINE)
+
+
+def read_chapters(cmakelists):
+    """The chapter folders of a CMakeLists.txt, in the order of their sgemm_add_chapter lines."""
+    chapters = []
+    for name in CHAPTER_LINE.findall(Path(cmakelists).read_text(encoding="utf-8")):
+        if name not in chapters:
+            chapters.append(name)
+    return chapters
 
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
+
+
+def _repository_chapters():
+    cmakelists = REPO / "CMakeLists.txt"
+    try:
+        chapters = read_chapters(cmakelists)
+    except OSError as error:
+        log(f"error: cannot read the chapter list: {error}")
+        raise SystemExit(EXIT_RUNTIME) from None
+    if not chapters:
+        log(f"error: no sgemm_add_chapter(...) line in {cmakelists}")
+        raise SystemExit(EXIT_RUNTIME)
+    return chapters
+
+
+# The ladder, in reading order. A chapter that has not been built simply has no binary.
+CHAPTERS = _repository_chapters()
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the chapter binaries' convention for bad usage: one `error:` line, exit 2
+    (argparse's own prints the usage block first and names the script)."""
+
+    def error(self, message):
+        log(f"error: {message}")
+        raise SystemExit(EXIT_USAGE)
 
 
 def gpu_slug(name):
@@ -34,14 +67,24 @@ def gpu_slug(name):
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown-gpu"
 
 
+SIZE_RULE = "a size is a whole number >= 1; several are comma-separated, e.g. 1024,4096"
+
+
 def parse_int_list(text):
-    """'1024,2048' -> [1024, 2048]; for argparse's type=."""
-    try:
-        values = [int(item) for item in text.split(",") if item.strip()]
-    except ValueError:
-        raise ValueError(f"expected comma-separated integers, got {text!r}") from None
-    if not values or min(values) < 1:
-        raise ValueError(f"expected positive integers, got {text!r}")
+    """'1024,2048' -> [1024, 2048]; for argparse's type=, whose message names the option."""
+    values = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            raise argparse.ArgumentTypeError(f"empty item in {text!r} ({SIZE_RULE})")
+        try:
+            value = int(item)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not a whole number ({SIZE_RULE})") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{value} is not >= 1 ({SIZE_RULE})")
+        values.append(value)
     return values
 
 
@@ -106,3 +149,80 @@ def git_commit():
     except (OSError, subprocess.CalledProcessError):
         return None, None
     return commit, bool(status.strip())
+
+
+# CUDA driver API result codes (cuda.h) that need their own words.
+CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_NO_DEVICE = 34, 100
+
+
+def gpu_status():
+    """None when the CUDA driver reports a GPU, else why not, in a few words.
+
+    Asks the driver itself (libcuda, which every CUDA program loads) through ctypes, so it needs
+    no build: a script can say "no GPU" before spending a minute compiling. A driver too old for
+    the toolkit passes here; the chapter binaries then say so themselves.
+    """
+    if sys.platform.startswith("linux"):
+        names = ["libcuda.so.1", "libcuda.so"]
+    elif sys.platform == "win32":
+        names = ["nvcuda.dll"]
+    else:
+        return None  # no CUDA driver to ask on this platform: let the build and binaries decide
+    for name in names:
+        try:
+            cuda = ctypes.CDLL(name)
+            break
+        except OSError:
+            continue
+    else:
+        return f"no NVIDIA driver: {names[0]} not found"
+    rc = cuda.cuInit(0)
+    if rc == CUDA_ERROR_NO_DEVICE:
+        hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
+        return ("the NVIDIA driver finds no GPU"
+                + (f" (CUDA_VISIBLE_DEVICES={hidden!r})" if hidden is not None else ""))
+    if rc == CUDA_ERROR_STUB_LIBRARY:
+        return "no NVIDIA driver: only the CUDA toolkit's stub libcuda is installed"
+    if rc != 0:
+        message = ctypes.c_char_p()
+        cuda.cuGetErrorName(rc, ctypes.byref(message))
+        return f"the NVIDIA driver failed to start (cuInit: {(message.value or b'?').decode()})"
+    count = ctypes.c_int(0)
+    if cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value < 1:
+        return "the NVIDIA driver finds no GPU"
+    return None
+
+
+def shown_path(path):
+    """A path as the user would type it: relative to the working folder when inside it."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
+def host_test_hint(build_dir):
+    """The command that runs the host tests (they need no GPU) in this build folder."""
+    folder = shown_path(build_dir)
+    if (Path(build_dir) / "CMakeCache.txt").exists():
+        return f"ctest --test-dir {folder} -L host"
+    return (f"cmake -S {shown_path(REPO)} -B {folder} && cmake --build {folder} && "
+            f"ctest --test-dir {folder} -L host")
+
+
+def main(argv=None):
+    parser = ArgumentParser(
+        prog="chapters.py", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"chapters ({len(CHAPTERS)}, from {REPO / 'CMakeLists.txt'}):\n  "
+               + "\n  ".join(CHAPTERS)
+               + "\n\nexit codes of the scripts and the chapter binaries (common/exit_codes.h):\n"
+                 "  0 pass, 1 wrong result, 2 bad usage, 3 build or CUDA/runtime failure")
+    parser.parse_args(argv)
+    print("\n".join(CHAPTERS))
+    return EXIT_PASS
+
+
+if __name__ == "__main__":
+    sys.exit(main())

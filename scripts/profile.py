@@ -26,7 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from chapters import EXIT_RUNTIME, EXIT_USAGE, REPO, binaries, build, log, select_chapters
+from chapters import (EXIT_RUNTIME, EXIT_USAGE, REPO, ArgumentParser, binaries, build, gpu_status,
+                      log, select_chapters)
 
 EXAMPLES = """\
 examples:
@@ -316,7 +317,7 @@ def profile_chapter(ncu, binary, shape_args, metrics, kernel_regex, tmp):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description=__doc__, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chapters", nargs="+", metavar="CHAPTER",
                         help="chapters to profile (03, 03_thread_tiling, thread_tiling); "
@@ -368,6 +369,10 @@ def main(argv=None):
         log("error: ncu (Nsight Compute CLI) not found: install Nsight Compute or pass --ncu PATH")
         return EXIT_RUNTIME
     if not args.no_build:
+        reason = gpu_status()  # before a build of a minute that could not be profiled
+        if reason:
+            log(f"error: no CUDA GPU is present ({reason}): profiling needs one")
+            return EXIT_RUNTIME
         build(args.build_dir)
     bins = binaries(args.build_dir, names)
     if not bins:

@@ -20,8 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from chapters import (CHAPTERS, EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO, binaries,
-                      build, git_commit, gpu_slug, log, parse_int_list, select_chapters)
+from chapters import (CHAPTERS, EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO,
+                      ArgumentParser, binaries, build, git_commit, gpu_slug, gpu_status,
+                      host_test_hint, log, parse_int_list, select_chapters)
 
 EXAMPLES = """\
 examples:
@@ -34,8 +35,12 @@ exit codes: 0 every chapter passed, 1 a chapter computed a wrong result, 2 bad u
             3 build or CUDA/runtime failure (no GPU, out of memory, crash)
 """
 
-NO_GPU_LINE = ("no CUDA GPU is present: the tour needs one; host tests still run with "
-               "`ctest --test-dir build -L host`")
+
+def no_gpu_line(reason, build_dir):
+    """The one line a machine without a GPU gets, naming the build folder the user chose."""
+    return (f"error: no CUDA GPU is present ({reason}): the tour needs one; the host tests run "
+            f"without one: `{host_test_hint(build_dir)}`")
+
 
 # results.csv: one row per chapter x size, the row fields then the device they ran on.
 ROW_FIELDS = ["chapter", "m", "n", "k", "time_ms", "noise", "samples", "tflops",
@@ -232,9 +237,10 @@ def is_no_gpu(stderr):
 
 
 def last_error_line(stderr):
+    """The binary's last `error:` line without its prefix (or its last line)."""
     lines = [line for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error:")]
-    return (errors or lines or ["(no message)"])[-1]
+    return (errors or lines or ["(no message)"])[-1].removeprefix("error:").strip()
 
 
 def run_chapters(bins, args):
@@ -256,10 +262,11 @@ def run_chapters(bins, args):
             took = time.monotonic() - began
             rc = proc.returncode
             if rc == EXIT_RUNTIME and i == 1 and is_no_gpu(proc.stderr):
-                log(NO_GPU_LINE)
+                # The driver's words when it has some; else the chapter's (a driver too old).
+                log(no_gpu_line(gpu_status() or last_error_line(proc.stderr), args.build_dir))
                 return [], EXIT_RUNTIME
             if rc == EXIT_USAGE:
-                log(f"[{i}/{len(bins)}] {name}: bad usage: {last_error_line(proc.stderr)}")
+                log(f"error: {name} refused the options: {last_error_line(proc.stderr)}")
                 return reports, EXIT_USAGE
             if rc not in (EXIT_PASS, EXIT_WRONG):
                 why = last_error_line(proc.stderr) if rc > 0 else f"killed by signal {-rc}"
@@ -281,10 +288,11 @@ def run_chapters(bins, args):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description=__doc__, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=parse_int_list, default="1024,2048,4096,8192",
-                        help="square sizes M = N = K, comma-separated (default: %(default)s)")
+                        help="square sizes M = N = K: whole numbers >= 1, comma-separated "
+                             "(default: %(default)s)")
     parser.add_argument("--chapters", nargs="+", metavar="CHAPTER",
                         help="chapters to run: names, numbers or short names "
                              "(03, 03_thread_tiling, thread_tiling); default: all that are built")
@@ -294,13 +302,17 @@ def parse_args(argv):
                         help="kernel time per shape after which sampling stops (chapter default)")
     parser.add_argument("--device", type=int, help="CUDA device index (chapter default: 0)")
     parser.add_argument("--build-dir", type=Path, default=REPO / "build",
-                        help="CMake build folder (default: build/)")
+                        help="CMake build folder (default: build/ in the repository)")
     parser.add_argument("--no-build", action="store_true",
                         help="run the binaries already in the build folder, do not build")
     parser.add_argument("--results-dir", type=Path,
                         help="where to write results (default: docs/results/<gpu-slug>/)")
     parser.add_argument("--no-save", action="store_true", help="print the ladder, write nothing")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    # The build runs in the repository and the binaries are looked up from here: one absolute
+    # folder keeps the two the same whatever the working folder.
+    args.build_dir = args.build_dir.resolve()
+    return args
 
 
 def main(argv=None):
@@ -312,6 +324,12 @@ def main(argv=None):
         log(f"error: {error}")
         return EXIT_USAGE
     if not args.no_build:
+        # Before the build: compiling for a minute only to learn there is no GPU helps nobody.
+        # (With --no-build the first chapter binary says so within a second.)
+        reason = gpu_status()
+        if reason:
+            log(no_gpu_line(reason, args.build_dir))
+            return EXIT_RUNTIME
         build(args.build_dir)
     bins = binaries(args.build_dir, names)
     if not bins:

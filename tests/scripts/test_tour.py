@@ -3,8 +3,10 @@
 """Host tests of scripts/tour.py: merging the chapters' JSON, the ladder, and whole tours run
 against fake chapter binaries (tests/scripts/fake_chapter.py; no GPU, made-up numbers)."""
 
+import contextlib
 import copy
 import csv
+import io
 import json
 import subprocess
 import sys
@@ -15,7 +17,7 @@ from pathlib import Path
 from helpers import SCRIPTS, environment, fake_build_dir
 
 import tour  # noqa: E402  (helpers puts scripts/ on the path)
-from chapters import gpu_slug, select_chapters  # noqa: E402
+from chapters import CHAPTERS, gpu_slug, select_chapters  # noqa: E402
 
 
 def report(chapter, sizes, device="Fixture GPU", cublas=40.0, status="PASS"):
@@ -81,7 +83,7 @@ class NamesTest(unittest.TestCase):
     def test_select_chapters(self):
         self.assertEqual(select_chapters(["03", "00_naive", "vectorized"]),
                          ["00_naive", "03_thread_tiling", "04_vectorized"])
-        self.assertEqual(len(select_chapters(None)), 7)
+        self.assertEqual(select_chapters(None), CHAPTERS)
         with self.assertRaises(ValueError):
             select_chapters(["99"])
 
@@ -105,17 +107,18 @@ class TourTest(unittest.TestCase):
     def test_pass_writes_the_three_files(self):
         proc = self.run_tour("--sizes", "256,512", "--time-budget", "0.5")
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        count = len(CHAPTERS)
         self.assertIn("M = N = K = 512", proc.stdout)
-        self.assertIn("cuBLAS (median of 7)", proc.stdout)
-        self.assertIn("[7/7] 06_double_buffer", proc.stderr)
+        self.assertIn(f"cuBLAS (median of {count})", proc.stdout)
+        self.assertIn(f"[{count}/{count}] {CHAPTERS[-1]}", proc.stderr)
         document = json.loads((self.results / "results.json").read_text())
-        self.assertEqual(len(document["rows"]), 14)
+        self.assertEqual(len(document["rows"]), 2 * count)
         self.assertEqual(document["environment"]["gpu"], "Fixture GPU")
         self.assertIn("--sizes 256,512", document["environment"]["command"])
         self.assertEqual(document["settings"]["time_budget_s"], 0.5)  # passed through
         with open(self.results / "results.csv", newline="") as f:
             rows = list(csv.DictReader(f))
-        self.assertEqual(len(rows), 14)
+        self.assertEqual(len(rows), 2 * count)
         self.assertEqual(rows[0]["device_name"], "Fixture GPU")
         ladder = (self.results / "ladder.md").read_text()
         self.assertIn("| 00_naive |", ladder)
@@ -130,12 +133,28 @@ class TourTest(unittest.TestCase):
         document = json.loads((self.results / "results.json").read_text())
         self.assertEqual(document["rows"][1]["first_mismatch"]["col"], 1)
 
-    def test_no_gpu_prints_one_line_and_exits_3(self):
+    def test_no_gpu_prints_one_error_line_naming_the_build_folder_and_exits_3(self):
         proc = self.run_tour(FAKE_CHAPTER_NO_GPU="1")
         self.assertEqual(proc.returncode, 3)
-        self.assertEqual(proc.stderr.strip().splitlines()[-1], tour.NO_GPU_LINE)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        self.assertEqual(len(errors), 1, proc.stderr)
+        self.assertTrue(errors[0].startswith("error: no CUDA GPU is present ("), errors[0])
+        build = Path(self.tmp.name).resolve() / "build"
+        self.assertIn(f"ctest --test-dir {build} -L host", errors[0])
         self.assertEqual(proc.stdout, "")
         self.assertFalse(self.results.exists())
+
+    def test_bad_sizes_say_what_a_size_is(self):
+        for sizes, why in [("0", "0 is not >= 1"), ("abc", "'abc' is not a whole number"),
+                           ("64,,128", "empty item in '64,,128'"), ("-5", "-5 is not >= 1")]:
+            with self.subTest(sizes=sizes):
+                proc = self.run_tour("--sizes=" + sizes)
+                self.assertEqual(proc.returncode, 2)
+                self.assertEqual(proc.stdout, "")
+                self.assertEqual(proc.stderr, f"error: argument --sizes: {why} (a size is a whole "
+                                              "number >= 1; several are comma-separated, e.g. "
+                                              "1024,4096)\n")
+                self.tmp.cleanup()
 
     def test_no_save_writes_nothing(self):
         proc = self.run_tour("--sizes", "128", "--chapters", "00", "--no-save")
@@ -146,6 +165,41 @@ class TourTest(unittest.TestCase):
         proc = self.run_tour("--chapters", "42")
         self.assertEqual(proc.returncode, 2)
         self.assertIn("unknown chapter", proc.stderr)
+
+
+class GpuFirstTest(unittest.TestCase):
+    """Without a GPU the tour stops before the build (which takes a minute), in one line."""
+
+    def tour_main(self, gpu_reason, *options):
+        built = []
+        saved = tour.gpu_status, tour.build
+        tour.gpu_status = lambda: gpu_reason
+        tour.build = lambda build_dir, *args: built.append(build_dir)
+        stderr = io.StringIO()
+        try:
+            with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(stderr):
+                self.build_dir = Path(tmp).resolve() / "my-build"
+                code = tour.main(["--build-dir", str(self.build_dir), "--no-save", *options])
+        finally:
+            tour.gpu_status, tour.build = saved
+        return code, stderr.getvalue(), built
+
+    def test_no_gpu_stops_before_the_build(self):
+        code, stderr, built = self.tour_main("no NVIDIA driver: libcuda.so.1 not found")
+        self.assertEqual(code, 3)
+        self.assertEqual(built, [])
+        self.assertEqual(len(stderr.splitlines()), 1, stderr)
+        self.assertTrue(stderr.startswith("error: no CUDA GPU is present (no NVIDIA driver: "
+                                          "libcuda.so.1 not found): the tour needs one;"), stderr)
+        # Not configured yet: the hint configures, builds and tests that same folder.
+        self.assertIn(f"-B {self.build_dir} && cmake --build {self.build_dir} && "
+                      f"ctest --test-dir {self.build_dir} -L host", stderr)
+
+    def test_with_a_gpu_the_build_runs(self):
+        code, stderr, built = self.tour_main(None, "--sizes", "64")
+        self.assertEqual(built, [self.build_dir])
+        self.assertEqual(code, 2)  # the fake build made no binaries
+        self.assertIn(f"error: no chapter binary found in {self.build_dir / 'bin'}", stderr)
 
 
 if __name__ == "__main__":
