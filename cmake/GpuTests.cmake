@@ -1,6 +1,19 @@
 # GPU tests (CTest label "gpu"): each runs a chapter binary through tests/gpu/run_binary_test.cmake,
 # which first asks bin/sgemm_gpu_probe whether a CUDA GPU is present. Without one the test prints
 # "SGEMM-SKIP" and CTest reports it as skipped; with one it passes or fails for real.
+# CTest's summary lists skipped tests without their reason. A skipping test leaves its reason in
+# SGEMM_SKIP_DIR, and CTest runs cmake/SkippedTests.cmake around every test session (through
+# CTestCustom.cmake in the build folder): before, to forget old records; after, to print them.
+set(SGEMM_SKIP_DIR "${PROJECT_BINARY_DIR}/Testing/Skipped")
+if(BUILD_TESTING)
+  # CTestCustom.cmake is CMake code: each command line is one string, with its paths quoted inside.
+  set(script "\\\"${PROJECT_SOURCE_DIR}/cmake/SkippedTests.cmake\\\"")
+  set(command "\\\"${CMAKE_COMMAND}\\\" \\\"-DSKIP_DIR=${SGEMM_SKIP_DIR}\\\"")
+  file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/CTestCustom.cmake" CONTENT
+    "set(CTEST_CUSTOM_PRE_TEST \"${command} -DCLEAR=ON -P ${script}\")
+set(CTEST_CUSTOM_POST_TEST \"${command} -P ${script}\")\n")
+endif()
+
 find_program(SGEMM_COMPUTE_SANITIZER compute-sanitizer
   HINTS "${CUDAToolkit_BIN_DIR}" "${CUDAToolkit_BIN_DIR}/../compute-sanitizer")
 
@@ -44,6 +57,7 @@ function(sgemm_add_binary_test name)
       -DEXPECT_RC=${arg_EXPECT_RC}
       "-DEXPECT_REGEX=${arg_EXPECT_REGEX}"
       -DNEEDS=${arg_NEEDS}
+      "-DSKIP_RECORD=${SGEMM_SKIP_DIR}/${name}"
       -P "${PROJECT_SOURCE_DIR}/tests/gpu/run_binary_test.cmake")
   set_tests_properties(${name} PROPERTIES
     LABELS ${label}
@@ -69,7 +83,8 @@ function(sgemm_add_gpu_tests chapter)
     if(NOT SGEMM_COMPUTE_SANITIZER)
       # Registered anyway, so a missing tool shows up as skipped rather than silently absent.
       add_test(NAME ${chapter}.${tool}
-        COMMAND ${CMAKE_COMMAND} -E echo "SGEMM-SKIP: compute-sanitizer not found")
+        COMMAND ${CMAKE_COMMAND} "-DRECORD=${SGEMM_SKIP_DIR}/${chapter}.${tool}"
+          "-DREASON=compute-sanitizer not found" -P "${PROJECT_SOURCE_DIR}/cmake/RecordSkip.cmake")
       set_tests_properties(${chapter}.${tool} PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SGEMM-SKIP")
       continue()
     endif()

@@ -4,16 +4,23 @@
 #   EXPECT_RC     the exit code the command must return
 #   EXPECT_REGEX  optional: the output must match it
 #   NEEDS         gpu: skipped without a GPU; no_gpu: skipped with one; any: always runs
+#   SKIP_RECORD   where a skip leaves its reason (cmake/SkippedTests.cmake prints them)
+macro(skip reason)
+  message("SGEMM-SKIP: ${reason}")
+  if(SKIP_RECORD)
+    file(WRITE "${SKIP_RECORD}" "${reason}\n")
+  endif()
+  return()
+endmacro()
+
 execute_process(COMMAND "${PROBE}" RESULT_VARIABLE probe_rc OUTPUT_QUIET ERROR_QUIET)
 if(NEEDS STREQUAL "any")
 elseif(NEEDS STREQUAL "no_gpu")
   if(probe_rc EQUAL 0)
-    message("SGEMM-SKIP: a CUDA GPU is present; this test is for machines without one")
-    return()
+    skip("a CUDA GPU is present; this test is for machines without one")
   endif()
 elseif(NOT probe_rc EQUAL 0)
-  message("SGEMM-SKIP: no CUDA GPU on this machine")
-  return()
+  skip("no CUDA GPU on this machine")
 endif()
 
 string(REPLACE "|" ";" command "${TEST_COMMAND}")
