@@ -92,30 +92,70 @@ def shapes(rows):
     return sorted({(r["m"], r["n"], r["k"]) for r in rows}, key=lambda s: (s[0] * s[1] * s[2], s))
 
 
-def cublas_median(rows, shape):
-    """(median cuBLAS TFLOP/s over the chapter processes that timed it at this shape, count)."""
+def precision_of(row):
+    """A row's precision contract: "FP32" or "TF32" (reports before the contract existed: FP32)."""
+    return row.get("precision") or "FP32"
+
+
+def cublas_median(rows, shape, precision="FP32"):
+    """(median cuBLAS TFLOP/s over the chapter processes that timed it at this shape, count).
+
+    A chapter process times cuBLAS in the mode of its precision contract, so FP32 and TF32
+    chapters give two cuBLAS rows, never one mixed median.
+    """
     values = [r["cublas_tflops"] for r in rows
-              if (r["m"], r["n"], r["k"]) == shape and r.get("cublas_tflops") is not None]
+              if (r["m"], r["n"], r["k"]) == shape and r.get("cublas_tflops") is not None
+              and precision_of(r) == precision]
     return (statistics.median(values) if values else None), len(values)
 
 
+def error_of(row, key, field="rms_rel_c"):
+    """An error against the FP64 GEMM (fp64_error, cublas_fp32_error, ...) or None."""
+    errors = row.get(key)
+    return errors.get(field) if isinstance(errors, dict) else None
+
+
+def fmt_err(value):
+    return "-" if value is None else f"{value:.2e}"
+
+
+def cublas_error_median(rows, shape, key):
+    values = [error_of(r, key) for r in rows if (r["m"], r["n"], r["k"]) == shape]
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+LADDER_HEADER = ["chapter", "precision", "TFLOP/s", "% of cuBLAS", "% of FP32 peak",
+                 "FLOP/byte (model)", "bound", "rms error vs FP64", "check"]
+LEFT_COLUMNS = (0, 1, 6, 8)  # aligned left in the text and markdown tables
+
+
 def ladder_table(rows, device, shape):
-    """The ladder at one shape: a header and one list of cells per line."""
-    header = ["chapter", "TFLOP/s", "% of cuBLAS", "% of FP32 peak", "FLOP/byte (model)",
-              "bound", "check"]
+    """The ladder at one shape: a header and one list of cells per line.
+
+    % of cuBLAS compares each chapter with cuBLAS in the mode of its precision contract, timed in
+    its own process; the error column is the chapter's rms error against an FP64 GEMM of the same
+    inputs, relative to the rms of C (docs/methodology.md, "Accuracy").
+    """
     lines = []
     for r in rows:
         if (r["m"], r["n"], r["k"]) == shape:
-            lines.append([r["chapter"], fmt(r.get("tflops")), fmt(r.get("pct_cublas"), 1),
-                          fmt(r.get("pct_peak"), 1), fmt(r.get("ratio")), r.get("bound") or "-",
-                          r.get("status") or "-"])
+            lines.append([r["chapter"], precision_of(r), fmt(r.get("tflops")),
+                          fmt(r.get("pct_cublas"), 1), fmt(r.get("pct_peak"), 1),
+                          fmt(r.get("ratio")), r.get("bound") or "-",
+                          fmt_err(error_of(r, "fp64_error")), r.get("status") or "-"])
     peak = device.get("fp32_peak_tflops")
-    median, count = cublas_median(rows, shape)
-    cublas_pct_peak = 100.0 * median / peak if median is not None and peak else None
-    lines.append([f"cuBLAS (median of {count})", fmt(median), "-", fmt(cublas_pct_peak, 1), "-",
-                  "-", "ref."])
-    lines.append(["FP32 peak", fmt(peak), "-", "100.0", "-", "-", "-"])
-    return header, lines
+    for precision, key in (("FP32", "cublas_fp32_error"), ("TF32", "cublas_tf32_error")):
+        median, count = cublas_median(rows, shape, precision)
+        if precision == "TF32" and not count:
+            continue
+        pct_peak = 100.0 * median / peak if median is not None and peak else None
+        label = "cuBLAS" if precision == "FP32" else "cuBLAS TF32"
+        lines.append([f"{label} (median of {count})", precision, fmt(median), "-",
+                      fmt(pct_peak, 1), "-", "-", fmt_err(cublas_error_median(rows, shape, key)),
+                      "ref."])
+    lines.append(["FP32 peak", "-", fmt(peak), "-", "100.0", "-", "-", "-", "-"])
+    return LADDER_HEADER, lines
 
 
 def fmt(value, digits=None):
@@ -165,7 +205,7 @@ def render_text(merged):
         widths = [max(len(cells[i]) for cells in [header] + lines) for i in range(len(header))]
         out += ["", shape_title(shape)]
         for cells in [header] + lines:
-            out.append("  ".join(c.ljust(w) if i in (0, 5, 6) else c.rjust(w)
+            out.append("  ".join(c.ljust(w) if i in LEFT_COLUMNS else c.rjust(w)
                                  for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
     out += ["", CUBLAS_NOTE]
     return "\n".join(out)
@@ -182,7 +222,8 @@ def render_markdown(merged, environment):
         header, lines = ladder_table(merged["rows"], merged["device"], shape)
         out += ["", f"## {shape_title(shape)}", "",
                 "| " + " | ".join(header) + " |",
-                "|" + "|".join([":---"] + ["---:"] * 4 + [":---"] * 2) + "|"]
+                "|" + "|".join(":---" if i in LEFT_COLUMNS else "---:"
+                               for i in range(len(header))) + "|"]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
     out += ["", CUBLAS_NOTE, ""]
     return "\n".join(out)

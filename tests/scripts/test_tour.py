@@ -64,9 +64,28 @@ class MergeTest(unittest.TestCase):
         merged = tour.merge_runs(runs)
         self.assertEqual(tour.cublas_median(merged["rows"], (1024, 1024, 1024)), (40.0, 3))
         header, lines = tour.ladder_table(merged["rows"], merged["device"], (1024, 1024, 1024))
-        self.assertEqual(lines[-2][:2], ["cuBLAS (median of 3)", "40.00"])
-        self.assertEqual(lines[-2][3], "80.0")  # % of the 50 TFLOP/s peak
-        self.assertEqual(lines[-1][:2], ["FP32 peak", "50.00"])
+        self.assertEqual(lines[-2][:3], ["cuBLAS (median of 3)", "FP32", "40.00"])
+        self.assertEqual(lines[-2][4], "80.0")  # % of the 50 TFLOP/s peak
+        self.assertEqual(lines[-1][:3], ["FP32 peak", "-", "50.00"])
+
+    def test_tf32_chapters_get_their_own_cublas_row_and_errors_show(self):
+        runs = [report("06_double_buffer", [1024], cublas=50.0),
+                report("08_tensor_cores", [1024], cublas=400.0)]
+        runs[1]["rows"][0]["precision"] = "TF32"
+        runs[0]["rows"][0]["fp64_error"] = {"rms_rel_c": 1.15e-6}
+        runs[0]["rows"][0]["cublas_fp32_error"] = {"rms_rel_c": 1.2e-6}
+        merged = tour.merge_runs(runs)
+        self.assertEqual(tour.cublas_median(merged["rows"], (1024, 1024, 1024)), (50.0, 1))
+        self.assertEqual(tour.cublas_median(merged["rows"], (1024, 1024, 1024), "TF32"),
+                         (400.0, 1))
+        header, lines = tour.ladder_table(merged["rows"], merged["device"], (1024, 1024, 1024))
+        self.assertIn("rms error vs FP64", header)
+        self.assertEqual(lines[0][1], "FP32")
+        self.assertEqual(lines[0][7], "1.15e-06")
+        self.assertEqual(lines[1][1], "TF32")
+        self.assertEqual([line[0] for line in lines[-3:]],
+                         ["cuBLAS (median of 1)", "cuBLAS TF32 (median of 1)", "FP32 peak"])
+        self.assertEqual(lines[-3][7], "1.20e-06")
 
     def test_unmeasured_values_print_as_dashes(self):
         self.assertEqual(tour.fmt(None), "-")
