@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+// SGEMM tutorial, chapter 08: tensor cores (TF32 mma.sync).
+//
+//   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
+//   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> [08 tensor cores] -> 09 3xTF32
+//
+// Chapters 00-07 multiply on the FP32 CUDA cores. Here the multiply-adds go to the tensor cores:
+// one warp-wide `mma.sync.aligned.m16n8k8` multiplies a 16 x 8 tile of A by an 8 x 8 tile of B
+// into a 16 x 8 tile of C, 1024 multiply-adds in one instruction. Its inputs are TF32: FP32's
+// sign and 8-bit exponent with only 10 of its 23 mantissa bits, so every element of A and B is
+// rounded (cvt.rna.tf32.f32) before it is multiplied; products and sums are FP32. The loads are
+// chapter 06's cp.async pipeline, now with 16-byte copies for A as well (A is kept row-major in
+// shared memory, the layout the mma wants), and the shared-memory rows are padded so that the
+// fragment loads (ldmatrix for A, 4-byte loads for B) are free of bank conflicts.
+// Precision contract: TF32 (the harness verifies with a TF32 tolerance and compares the speed
+// with cuBLAS CUBLAS_COMPUTE_32F_FAST_TF32). Chapter 09 wins FP32 accuracy back.
+// Limits: sm_80 or newer (TF32 mma.sync); every shape, 16-byte copies where K % 4 == 0 (A) and
+// N % 4 == 0 (B), 4-byte copies otherwise.
+// Example: build/bin/08_tensor_cores --size 4096
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "common/grid.h"
+#include "common/harness.h"
+
+// Tile shape (BM, BN, BK, WM, WN, STAGES), chosen on the H100: README.md, "Choosing the tile".
+// The tuning build (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
+#ifndef SGEMM_TILE
+#define SGEMM_TILE 128, 256, 32, 64, 64, 3
+#endif
+
+namespace {
+
+using sgemm::ceil_div;
+
+// The tensor-core instruction's tile: mma.sync.aligned.m16n8k8 (TF32 in, FP32 out).
+constexpr int kMmaM = 16;
+constexpr int kMmaN = 8;
+constexpr int kMmaK = 8;
+
+// Everything the kernel derives from the tile shape, checked at compile time so that a bad
+// candidate of the tuning build fails to compile instead of failing at run time.
+template <int kBlockM_, int kBlockN_, int kBlockK_, int kWarpM_, int kWarpN_, int kStages_>
+struct Tile {
+  static constexpr int kBlockM = kBlockM_;  // rows of C per block
+  static constexpr int kBlockN = kBlockN_;  // columns of C per block
+  static constexpr int kBlockK = kBlockK_;  // depth of one K tile (one pipeline stage)
+  static constexpr int kWarpM = kWarpM_;    // rows of C per warp
+  static constexpr int kWarpN = kWarpN_;    // columns of C per warp
+  static constexpr int kStages = kStages_;  // K tiles held in shared memory at once
+
+  static constexpr int kWarpsM = kBlockM / kWarpM;
+  static constexpr int kWarpsN = kBlockN / kWarpN;
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kFragsM = kWarpM / kMmaM;  // mma tiles of a warp along M ...
+  static constexpr int kFragsN = kWarpN / kMmaN;  // ... and along N
+
+  // sA[m][k]: rows of kBlockK + 4 floats. The 8 rows an ldmatrix phase reads (16 bytes each) then
+  // start 4 banks apart and cover all 32 banks. sB[k][n]: rows of kBlockN + 8 floats, so the
+  // 4 x 8 (k x n) elements a warp reads for b0 (k = lane % 4, n = lane / 4) fall in 32 banks.
+  static constexpr int kStrideA = kBlockK + 4;
+  static constexpr int kStrideB = kBlockN + 8;
+  static constexpr int kSizeA = kBlockM * kStrideA;
+  static constexpr int kStageFloats = kSizeA + kBlockK * kStrideB;
+  static constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float));
+
+  // Copy plan: rows of both tiles go in 16-byte chunks (4 floats); consecutive threads take
+  // consecutive chunks of a row, so a warp reads whole 32-byte sectors of global memory.
+  static constexpr int kChunksA = kBlockK / 4;  // chunks per row of the A tile
+  static constexpr int kRowsPerPassA = kThreads / kChunksA;
+  static constexpr int kPassesA = kBlockM / kRowsPerPassA;
+  static constexpr int kChunksB = kBlockN / 4;  // chunks per row of the B tile
+  static constexpr int kRowsPerPassB = kThreads / kChunksB;
+  static constexpr int kPassesB = kBlockK / kRowsPerPassB;
+
+  // A 128-thread block of 64 x 64 warps (128 accumulators per thread) may use 255 registers and
+  // still fit twice per SM (2 x 128 x 256 = 65536); 256-thread blocks run one per SM.
+  static constexpr int kMinBlocksPerSm =
+      kThreads <= 128 && 2 * (kSmemBytes + 1024) <= 228 * 1024 ? 2 : 1;
+
+  static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps must tile the block");
+  static_assert(kWarpM % kMmaM == 0 && kWarpN % kMmaN == 0, "mma tiles must tile the warp");
+  static_assert(kBlockK % kMmaK == 0, "a K tile is a whole number of mma k-steps");
+  static_assert(kThreads <= 1024, "at most 1024 threads per block");
+  static_assert(kBlockN % 32 == 0, "sB rows of 32j + 8 floats keep the b loads conflict-free");
+  static_assert(kThreads % kChunksA == 0 && kBlockM % kRowsPerPassA == 0,
+                "every thread copies the same number of chunks of A");
+  static_assert(kThreads % kChunksB == 0 && kBlockK % kRowsPerPassB == 0,
+                "every thread copies the same number of chunks of B");
+  static_assert(kStages >= 2, "a pipeline needs at least two stages");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
+};
+
+struct TileShape {
+  int block_m, block_n, block_k, warp_m, warp_n, stages;
+};
+constexpr TileShape kTile{SGEMM_TILE};
+using MainTile =
+    Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
+// For problems whose big tiles would leave SMs idle (README.md, "Small problems").
+using SmallTile = Tile<64, 128, 32, 32, 64, 3>;
+
+// ---- cp.async: asynchronous global -> shared copies (chapter 06) ------------------------------
+// A copy with valid == false reads nothing and writes zeros (src-size 0): the tile edges.
+
+__device__ __forceinline__ void copy_4(float* smem_dst, const float* gmem_src, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst),
+               "l"(__cvta_generic_to_global(gmem_src)), "r"(valid ? 4 : 0)
+               : "memory");
+}
+
+__device__ __forceinline__ void copy_16(float* smem_dst, const float* gmem_src, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+               "l"(__cvta_generic_to_global(gmem_src)), "r"(valid ? 16 : 0)
+               : "memory");
+}
+
+__device__ __forceinline__ void copy_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int kPending>
+__device__ __forceinline__ void copy_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// ---- The tensor-core side ----------------------------------------------------------------------
+
+// FP32 -> TF32, rounded to nearest (ties away from zero): the low 13 mantissa bits become zero.
+// Without it the tensor core would simply ignore those bits (truncation, twice the error).
+__device__ __forceinline__ uint32_t to_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+// Four 8 x 4 tiles of 32-bit values from shared memory, one per register: lanes 8q .. 8q + 7
+// give the row addresses of tile q, and lane l receives row l / 4, column l % 4 of each. For A
+// the four tiles are (rows 0-7, k 0-3), (rows 8-15, k 0-3), (rows 0-7, k 4-7), (rows 8-15, k 4-7)
+// of a 16 x 8 block: exactly the m16n8k8 fragment a0..a3, in one instruction instead of four.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr));
+}
+
+// d += a * b on a 16 x 8 x 8 tile. Fragments (g = lane / 4, t = lane % 4; PTX ISA, "Matrix
+// fragments for mma.m16n8k8", .tf32): a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4],
+// a3 = A[g+8][t+4]; b0 = B[t][g], b1 = B[t+4][g]; d0 = C[g][2t], d1 = C[g][2t+1],
+// d2 = C[g+8][2t], d3 = C[g+8][2t+1].
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4],
+                                         const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();  // TF32 tensor cores need sm_80 or newer
+#endif
+}
+
+// What one thread copies of every K tile, fixed for the whole kernel.
+struct CopyPlan {
+  const float* a;  // A at (its first row, the current tile's first k + a_col)
+  const float* b;  // B at (its first row of the current tile, column 0)
+  int64_t a_pass;  // kRowsPerPassA rows of A, in floats
+  int a_row;       // its first row inside the A tile
+  int a_col;       // its first k inside the A tile (a multiple of 4)
+  int a_dst;       // sA offset of its first chunk
+  int b_row;       // its first row inside the B tile
+  int b_col;       // its first column inside the B tile (a multiple of 4)
+  int b_src;       // column of B it copies: block_col + b_col
+  int b_dst;       // sB offset of its first chunk
+};
+
+// Issues the copies of one K tile into one stage. kCheck: the tile may reach past the matrix
+// (the last K tile, k_left < kBlockK, or a block on the bottom edge, rows_left < kBlockM);
+// elements outside are zero-filled and read from a valid address. Columns of B past N are
+// checked on every tile (only blocks on the right edge have any).
+template <class T, bool kAlignedK, bool kAlignedN, bool kCheck>
+__device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& p, const float* A,
+                                          const float* B, int n, int rows_left, int k_left) {
+#pragma unroll
+  for (int i = 0; i < T::kPassesA; ++i) {
+    const float* src = p.a + i * p.a_pass;
+    float* dst = sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA;
+    const bool row_ok = !kCheck || p.a_row + i * T::kRowsPerPassA < rows_left;
+    if (kAlignedK) {
+      // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside A.
+      const bool ok = row_ok && (!kCheck || p.a_col < k_left);
+      copy_16(dst, ok ? src : A, ok);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const bool ok = row_ok && (!kCheck || p.a_col + j < k_left);
+        copy_4(dst + j, ok ? src + j : A, ok);
+      }
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < T::kPassesB; ++c) {
+    const int row = p.b_row + c * T::kRowsPerPassB;
+    const bool row_ok = !kCheck || row < k_left;
+    const float* src_row = p.b + static_cast<int64_t>(row) * n;
+    float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
+    if (kAlignedN) {
+      const bool ok = row_ok && p.b_src < n;
+      copy_16(dst, ok ? src_row + p.b_src : B, ok);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const bool ok = row_ok && p.b_src + j < n;
+        copy_4(dst + j, ok ? src_row + p.b_src + j : B, ok);
+      }
+    }
+  }
+}
+
+// kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedN: N % 4 == 0 (rows of B and C).
+template <class T, bool kAlignedK, bool kAlignedN>
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
+    sgemm_tensor_cores(int m, int n, int k, float alpha, const float* __restrict__ A,
+                       const float* __restrict__ B, float beta, float* __restrict__ C) {
+  extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for cp.async and ldmatrix
+  float* const smem = reinterpret_cast<float*>(smem_raw);
+  // Stage s: sA = smem + s * kStageFloats (kBlockM x kStrideA), sB right after it.
+
+  const int tid = threadIdx.x;
+  const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
+  const int block_col = blockIdx.x * T::kBlockN;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int warp_row = (warp / T::kWarpsN) * T::kWarpM;  // the warp's C tile inside the block
+  const int warp_col = (warp % T::kWarpsN) * T::kWarpN;
+  const int g = lane / 4;  // fragment row group (PTX: groupID)
+  const int t = lane % 4;  // fragment column (PTX: threadID_in_group)
+
+  // Prologue 1: the copy plan.
+  CopyPlan plan;
+  const int rows_left = m - block_row;
+  const bool edge_m = rows_left < T::kBlockM;
+  plan.a_row = tid / T::kChunksA;
+  plan.a_col = (tid % T::kChunksA) * 4;
+  plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
+  plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
+  plan.a_dst = plan.a_row * T::kStrideA + plan.a_col;
+  plan.b_row = tid / T::kChunksB;
+  plan.b_col = (tid % T::kChunksB) * 4;
+  plan.b = B;
+  plan.b_src = block_col + plan.b_col;
+  plan.b_dst = plan.b_row * T::kStrideB + plan.b_col;
+
+  // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
+  // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
+  const uint32_t smem_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const int ld_row = warp_row + (lane % 8) + 8 * ((lane / 8) % 2);
+  const int ld_col = 4 * (lane / 16);
+  const uint32_t a_frag = smem_base + (ld_row * T::kStrideA + ld_col) * sizeof(float);
+  const int b_frag = T::kSizeA + t * T::kStrideB + warp_col + g;  // b0 of the first mma tile
+
+  const int num_tiles = ceil_div(k, T::kBlockK);
+
+  auto issue = [&](int tile, int stage) {
+    float* sA = smem + stage * T::kStageFloats;
+    const int k_left = k - tile * T::kBlockK;
+    if (tile == num_tiles - 1 || edge_m) {
+      copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
+                                               k_left);
+    } else {
+      copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
+                                                k_left);
+    }
+    plan.a += T::kBlockK;
+    plan.b += static_cast<int64_t>(T::kBlockK) * n;
+  };
+
+  // Prologue 2: start the first kStages - 1 tiles. Every iteration commits exactly one group
+  // (empty past the last tile), so "tile t has landed" is always "at most kStages - 2 groups
+  // pending", whatever the number of tiles (chapter 06).
+#pragma unroll
+  for (int s = 0; s < T::kStages - 1; ++s) {
+    if (s < num_tiles) issue(s, s);
+    copy_commit();
+  }
+
+  float acc[T::kFragsM][T::kFragsN][4] = {};
+
+  // Main loop. Iteration t: wait until tile t has landed; the barrier also says every warp has
+  // finished computing tile t - 1, whose stage is then refilled with tile t + kStages - 1 while
+  // tile t is computed.
+  int read_stage = 0;
+  int write_stage = T::kStages - 1;
+  for (int tile = 0; tile < num_tiles; ++tile) {
+    copy_wait<T::kStages - 2>();
+    __syncthreads();
+    if (tile + T::kStages - 1 < num_tiles) issue(tile + T::kStages - 1, write_stage);
+    copy_commit();
+
+    const uint32_t a_stage = a_frag + read_stage * T::kStageFloats * sizeof(float);
+    const float* b_stage = smem + read_stage * T::kStageFloats + b_frag;
+#pragma unroll
+    for (int kk = 0; kk < T::kBlockK; kk += kMmaK) {
+      // Fragments of this k-step: one ldmatrix per 16 x 8 block of A, two loads per 8 x 8 block
+      // of B, each value rounded to TF32.
+      uint32_t rA[T::kFragsM][4];
+      uint32_t rB[T::kFragsN][2];
+#pragma unroll
+      for (int i = 0; i < T::kFragsM; ++i) {
+        ldmatrix_x4(rA[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
+#pragma unroll
+        for (int r = 0; r < 4; ++r) rA[i][r] = to_tf32(__uint_as_float(rA[i][r]));
+      }
+#pragma unroll
+      for (int j = 0; j < T::kFragsN; ++j) {
+        rB[j][0] = to_tf32(b_stage[kk * T::kStrideB + j * kMmaN]);
+        rB[j][1] = to_tf32(b_stage[(kk + 4) * T::kStrideB + j * kMmaN]);
+      }
+#pragma unroll
+      for (int i = 0; i < T::kFragsM; ++i) {
+#pragma unroll
+        for (int j = 0; j < T::kFragsN; ++j) mma_tf32(acc[i][j], rA[i], rB[j]);
+      }
+    }
+    read_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
+    write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
+  }
+
+  // Epilogue: C = alpha * acc + beta * C. With beta == 0, C is never read (it may hold NaN).
+  // acc[i][j] holds C[r][c], C[r][c+1], C[r+8][c], C[r+8][c+1] with r = 16i + g, c = 8j + 2t.
+#pragma unroll
+  for (int i = 0; i < T::kFragsM; ++i) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = block_row + warp_row + i * kMmaM + g + 8 * half;
+      if (row >= m) continue;
+      float* c_row = C + static_cast<int64_t>(row) * n;
+#pragma unroll
+      for (int j = 0; j < T::kFragsN; ++j) {
+        const int col = block_col + warp_col + j * kMmaN + 2 * t;
+        const float v0 = alpha * acc[i][j][2 * half];
+        const float v1 = alpha * acc[i][j][2 * half + 1];
+        if (kAlignedN) {
+          // N even: col < n implies col + 1 < n, and the pair starts on 8 bytes.
+          if (col >= n) continue;
+          float2 out = make_float2(v0, v1);
+          if (beta != 0.0f) {
+            const float2 old = *reinterpret_cast<const float2*>(c_row + col);
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+          }
+          *reinterpret_cast<float2*>(c_row + col) = out;
+        } else {
+          if (col < n) c_row[col] = beta != 0.0f ? v0 + beta * c_row[col] : v0;
+          if (col + 1 < n) c_row[col + 1] = beta != 0.0f ? v1 + beta * c_row[col + 1] : v1;
+        }
+      }
+    }
+  }
+}
+
+template <class T, bool kAlignedK, bool kAlignedN>
+void allow_smem() {
+  // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
+  cudaFuncSetAttribute(sgemm_tensor_cores<T, kAlignedK, kAlignedN>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+}
+
+// Launches one tile shape over the whole problem.
+template <class T>
+void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float* C,
+                 cudaStream_t stream) {
+  static const bool raised = [] {
+    allow_smem<T, true, true>();
+    allow_smem<T, true, false>();
+    allow_smem<T, false, true>();
+    allow_smem<T, false, false>();
+    return true;
+  }();
+  (void)raised;
+  const bool aligned_k = p.k % 4 == 0;  // cudaMalloc pointers are 256-byte aligned
+  const bool aligned_n = p.n % 4 == 0;
+  auto* kernel =
+      aligned_k
+          ? (aligned_n ? &sgemm_tensor_cores<T, true, true> : &sgemm_tensor_cores<T, true, false>)
+          : (aligned_n ? &sgemm_tensor_cores<T, false, true>
+                       : &sgemm_tensor_cores<T, false, false>);
+  sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
+    const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM));
+    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B,
+                                                         p.beta, C + row0 * p.n);
+  });
+}
+
+int sm_count() {
+  static const int count = [] {
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    return sms;
+  }();
+  return count;
+}
+
+// The big tile when it gives every SM at least one block; the small one otherwise.
+bool takes_small_tile(const sgemm::Problem& p) {
+  const int64_t big_tiles =
+      static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
+  return big_tiles < sm_count();
+}
+
+void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B, float* C,
+                         cudaStream_t stream) {
+  if (takes_small_tile(p)) {
+    launch_tile<SmallTile>(p, A, B, C, stream);
+  } else {
+    launch_tile<MainTile>(p, A, B, C, stream);
+  }
+}
+
+// The tile the launcher takes for this problem, for the harness's traffic model.
+sgemm::TileSize tile_for(const sgemm::Problem& p) {
+  return takes_small_tile(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+                             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The title carries the tile, so tuning runs of other SGEMM_TILE values tell themselves apart.
+  static const std::string title =
+      "tensor cores (TF32 mma.sync m16n8k8, " + std::to_string(kTile.stages) +
+      " stages), BM x BN x BK = " + std::to_string(kTile.block_m) + "x" +
+      std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) + ", warp " +
+      std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n);
+  sgemm::Chapter chapter{"08_tensor_cores", title.c_str(), &launch_tensor_cores,
+                         kTile.block_m,     kTile.block_n, &tile_for};
+  chapter.precision = sgemm::Precision::kTf32;
+  return sgemm::run_chapter(chapter, argc, argv);
+}
