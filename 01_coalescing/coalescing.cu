@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
   static const std::string title =
       std::string("coalesced: one thread per element, threadIdx.x on columns, block ") +
       std::to_string(kBlockDimX) + "x" + std::to_string(kBlockDimY) +
-      (kGroupRows == 1 ? ", row-by-row order" : ", grouped order of " +
-                                                    std::to_string(kGroupRows) + " block rows");
+      (kGroupRows == 1 ? ", row-by-row order"
+                       : ", grouped order of " + std::to_string(kGroupRows) + " block rows");
   const sgemm::Chapter chapter{"01_coalescing", title.c_str(), &launch_coalesced, 1, 1};
   return sgemm::run_chapter(chapter, argc, argv);
 }

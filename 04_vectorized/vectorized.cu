@@ -310,9 +310,9 @@ int main(int argc, char** argv) {
   static const std::string title =
       std::string(kVectorLoads ? "float4 loads" : "scalar loads") +
       (kTransposedA ? ", A transposed in shared memory" : ", A as in global memory") +
-      (kVectorStores ? ", float4 stores" : ", scalar stores") + ", BM x BN x BK = " +
-      std::to_string(kTile.block_m) + "x" + std::to_string(kTile.block_n) + "x" +
-      std::to_string(kTile.block_k) + ", thread " + std::to_string(kTile.thread_m) + "x" +
+      (kVectorStores ? ", float4 stores" : ", scalar stores") +
+      ", BM x BN x BK = " + std::to_string(kTile.block_m) + "x" + std::to_string(kTile.block_n) +
+      "x" + std::to_string(kTile.block_k) + ", thread " + std::to_string(kTile.thread_m) + "x" +
       std::to_string(kTile.thread_n);
   const sgemm::Chapter chapter{"04_vectorized", title.c_str(), &launch_tile<MainTile>,
                                kTile.block_m, kTile.block_n};

@@ -455,8 +455,8 @@ void launch_double_buffered(const sgemm::Problem& p, const float* A, const float
   // Rows of blocks go on gridDim.y (at most 65535): a taller C runs as several row slabs.
   sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
     const dim3 grid(sgemm::ceil_div(p.n, T::kBlockN), sgemm::ceil_div(rows, T::kBlockM));
-    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k,
-                                                         B, p.beta, C + row0 * p.n);
+    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B,
+                                                         p.beta, C + row0 * p.n);
   });
 }
 
@@ -466,10 +466,11 @@ int main(int argc, char** argv) {
   // The title carries the tile, so tuning runs of other SGEMM_TILE values tell themselves apart.
   static const std::string title =
       "double buffering (cp.async, " + std::to_string(kTile.stages) + " stages" +
-      (kRegisterDoubleBuffer ? "" : ", no register double buffering") + "), BM x BN x BK = " + std::to_string(kTile.block_m) + "x" +
-      std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) + ", warp " +
-      std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n) + ", thread " +
-      std::to_string(kTile.thread_m) + "x" + std::to_string(kTile.thread_n);
+      (kRegisterDoubleBuffer ? "" : ", no register double buffering") +
+      "), BM x BN x BK = " + std::to_string(kTile.block_m) + "x" + std::to_string(kTile.block_n) +
+      "x" + std::to_string(kTile.block_k) + ", warp " + std::to_string(kTile.warp_m) + "x" +
+      std::to_string(kTile.warp_n) + ", thread " + std::to_string(kTile.thread_m) + "x" +
+      std::to_string(kTile.thread_n);
   const sgemm::Chapter chapter{"06_double_buffer", title.c_str(), &launch_double_buffered,
                                kTile.block_m, kTile.block_n};
   return sgemm::run_chapter(chapter, argc, argv);
