@@ -77,6 +77,12 @@ function(sgemm_add_gpu_tests chapter)
     --m ${SGEMM_INDEX64_M} --n ${SGEMM_INDEX64_N} --k ${SGEMM_INDEX64_K})
   sgemm_add_binary_test(${chapter}.bad_device COMMAND ${bin} --device 99 --size 64
     EXPECT_RC 2 EXPECT_REGEX "error: --device 99 does not exist")
+  # The other input distributions, verified against the FP64 GEMM (normal) and cuBLAS (wide).
+  sgemm_add_binary_test(${chapter}.dist_normal_fp64 COMMAND ${bin} --verify-only --dist normal
+    --reference fp64 --m ${SGEMM_SANITIZER_M} --n ${SGEMM_SANITIZER_N} --k ${SGEMM_SANITIZER_K}
+    --alpha 1.25 --beta 0.5)
+  sgemm_add_binary_test(${chapter}.dist_wide COMMAND ${bin} --verify-only --dist wide
+    --size 1024,2047)
   sgemm_add_binary_test(${chapter}.too_large COMMAND ${bin} --size 200000
     EXPECT_RC 3 EXPECT_REGEX "error: shape 200000x200000x200000 needs [0-9.]+ GB of device memory")
   foreach(tool memcheck racecheck)
@@ -93,7 +99,7 @@ function(sgemm_add_gpu_tests chapter)
       set(extra --leak-check full)
     endif()
     sgemm_add_binary_test(${chapter}.${tool} COMMAND ${SGEMM_COMPUTE_SANITIZER} --tool ${tool}
-      ${extra} --error-exitcode 99 ${bin} --verify-only --reference cpu
+      ${extra} --error-exitcode 99 ${bin} --verify-only --reference cpu --no-accuracy
       --m ${SGEMM_SANITIZER_M} --n ${SGEMM_SANITIZER_N} --k ${SGEMM_SANITIZER_K}
       --alpha 1.25 --beta 0.5 EXPECT_REGEX "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards")
   endforeach()
