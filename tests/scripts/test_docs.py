@@ -36,8 +36,9 @@ HTML_ATTR = re.compile(r"<(?:img|a|source)\b[^>]*?\b(?:src|href)\s*=\s*[\"']([^\
                        re.IGNORECASE)
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
-# A ladder column: "TFLOP/s 4096³" or "% of cuBLAS 4096³" (also written 4096^3).
-COLUMN = re.compile(r"^(TFLOP/s|% of cuBLAS)\s+(\d+)\s*(?:³|\^3)$")
+# A ladder column: "TFLOP/s 4096³", "% of cuBLAS 4096³" or "rms error 4096³" (the error against
+# FP64, relative to rms(C)); also written 4096^3.
+COLUMN = re.compile(r"^(TFLOP/s|% of cuBLAS|rms error)\s+(\d+)\s*(?:³|\^3)$")
 MARKDOWN_LINK_TEXT = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 RESULTS_DIR = re.compile(r"^docs/results/([^/]+)/")
 
@@ -191,13 +192,24 @@ class LadderTest(unittest.TestCase):
                 row = by_key.get((label, size, size, size))
                 if row is None:
                     return None, f"results.json has no {label} row at {size}³"
+                if metric == "rms error":
+                    return (row.get("fp64_error") or {}).get("rms_rel_c"), None
                 return row["tflops" if metric == "TFLOP/s" else "pct_cublas"], None
             if label.startswith("cuBLAS"):
-                values = [r["cublas_tflops"] for r in document["rows"]
-                          if (r["m"], r["n"], r["k"]) == (size, size, size)
-                          and r.get("cublas_tflops") is not None]
+                # One cuBLAS row per precision class: a TF32 chapter times cuBLAS TF32.
+                precision = "TF32" if "TF32" in label else "FP32"
+                same = [r for r in document["rows"] if (r["m"], r["n"], r["k"]) == (size, size, size)
+                        and (r.get("precision") or "FP32") == precision]
+                if metric == "rms error":
+                    key = "cublas_tf32_error" if precision == "TF32" else "cublas_fp32_error"
+                    errors = [(r.get(key) or {}).get("rms_rel_c") for r in same]
+                    errors = [e for e in errors if e is not None]
+                    if not errors:
+                        return None, f"results.json has no {precision} cuBLAS error at {size}³"
+                    return statistics.median(errors), None
+                values = [r["cublas_tflops"] for r in same if r.get("cublas_tflops") is not None]
                 if not values:
-                    return None, f"results.json has no cuBLAS time at {size}³"
+                    return None, f"results.json has no {precision} cuBLAS time at {size}³"
                 return (statistics.median(values) if metric == "TFLOP/s" else 100.0), None
             if label.startswith("FP32 peak") and metric == "TFLOP/s":
                 return document["device"]["fp32_peak_tflops"], None
@@ -212,10 +224,15 @@ class LadderTest(unittest.TestCase):
                     continue
                 shown = cells[index].replace("**", "").rstrip("%").strip()
                 value, error = expected(label, metric, size)
-                if error:
-                    problems.append(f"README.md:{number}: {error}")
+                if error or value is None:
+                    problems.append(f"README.md:{number}: {error or 'no value in results.json'}")
                     continue
-                want = f"{value:.{decimals(shown)}f}"
+                if "e" in shown.lower():  # scientific notation, e.g. 1.15e-06
+                    mantissa = shown.lower().split("e")[0]
+                    want = f"{value:.{decimals(mantissa)}e}"
+                    shown = shown.lower()
+                else:
+                    want = f"{value:.{decimals(shown)}f}"
                 checked += 1
                 if shown != want:
                     problems.append(f"README.md:{number}: {label}, '{header[index]}': shows "
@@ -227,6 +244,7 @@ class LadderTest(unittest.TestCase):
     def test_the_ladder_reader_reads_headers_and_labels(self):
         self.assertEqual(COLUMN.match("TFLOP/s 4096³").groups(), ("TFLOP/s", "4096"))
         self.assertEqual(COLUMN.match("% of cuBLAS 8192^3").groups(), ("% of cuBLAS", "8192"))
+        self.assertEqual(COLUMN.match("rms error 4096³").groups(), ("rms error", "4096"))
         self.assertIsNone(COLUMN.match("idea"))
         self.assertEqual(row_label("[06_double_buffer](06_double_buffer/README.md)"),
                          "06_double_buffer")
