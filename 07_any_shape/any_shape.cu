@@ -31,6 +31,18 @@
 #include "common/harness.h"
 #include "common/roofline.h"
 
+// The three parts of the chapter can be switched off one by one, for the attribution table of
+// README.md ("Results"); the tuning build (-DSGEMM_TUNING=ON) compiles those variants.
+#ifndef SGEMM_TILE_COUNT
+#define SGEMM_TILE_COUNT 4  // how many of the tiles, largest first, the model may choose from
+#endif
+#ifndef SGEMM_SPLIT_K
+#define SGEMM_SPLIT_K 1  // 0: never cut K
+#endif
+#ifndef SGEMM_EIGHT_BYTE_ROWS
+#define SGEMM_EIGHT_BYTE_ROWS 1  // 0: rows with N % 4 != 0 are always copied 4 bytes at a time
+#endif
+
 namespace {
 
 using sgemm::ceil_div;
@@ -262,12 +274,12 @@ __device__ __forceinline__ void store_c(float* dst, const float* v, float alpha,
   }
 }
 
-// Chapter 06's kernel over one K slice. Slice z = blockIdx.z covers k in [z * k_slice,
-// min(k, (z + 1) * k_slice)) and writes C + z * c_slice_stride: with one slice that is C itself;
-// with several, the launcher points C at the workspace and passes alpha = 1, beta = 0, so each
-// slice stores its raw partial tile. A keeps its full leading dimension k.
+// Chapter 06's kernel, over one K slice when kSplit. Slice z = blockIdx.z covers k in
+// [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice_stride: the launcher points
+// C at the workspace and passes alpha = 1, beta = 0, so each slice stores its raw partial tile.
+// A keeps its full leading dimension k.
 // kVec: floats per access of B and C rows (4 when N % 4 == 0, 2 when N is even, else 1).
-template <class T, int kVec>
+template <class T, int kVec, bool kSplit>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_any_shape(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                     const float* __restrict__ B, float beta, float* __restrict__ C,
@@ -277,12 +289,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   constexpr int kSizeA = T::kBlockK * T::kStrideA;
   using CB = typename T::template CopyB<kVec>;
 
-  // The slice: never empty, the launcher makes every slice start below k.
-  const int k_begin = blockIdx.z * k_slice;
-  const int k_len = min(k_slice, k - k_begin);
-  A += k_begin;
-  B += static_cast<int64_t>(k_begin) * n;
-  C += blockIdx.z * c_slice_stride;
+  // The slice, never empty: the launcher makes every slice start below k. Without split-K the
+  // kernel is chapter 06's, instruction for instruction: A, B and K stay kernel parameters
+  // (constant bank, no registers; measured: moving the slice offsets into every launch cost
+  // the 128 x 256 tile 4 % at 4096^3).
+  const int k_begin = kSplit ? blockIdx.z * k_slice : 0;
+  const int k_len = kSplit ? min(k_slice, k - k_begin) : k;
 
   const int tid = threadIdx.x;
   const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
@@ -306,11 +318,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     plan.a_row = tid / 8;
     plan.a_k = tid % 8;
     plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
-    plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_k;
+    plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + k_begin + plan.a_k;
     plan.a_dst = plan.a_k * T::kStrideA + plan.a_row;
     plan.b_row = tid / CB::kThreadsPerRow;
     plan.b_col = (tid % CB::kThreadsPerRow) * kVec;
-    plan.b = B + static_cast<int64_t>(plan.b_row) * n;
+    plan.b = B + static_cast<int64_t>(k_begin + plan.b_row) * n;
     plan.b_ok = block_col + plan.b_col < n;
     plan.b_src = plan.b_ok ? block_col + plan.b_col : 0;
   }
@@ -388,7 +400,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     for (int i = 0; i < 4; ++i) {
       const int row = block_row + a_off + g * T::kLanesM * 4 + i;
       if (row >= m) continue;
-      float* c_row = C + static_cast<int64_t>(row) * n;
+      float* c_row = C + (kSplit ? blockIdx.z * c_slice_stride : 0) + static_cast<int64_t>(row) * n;
 #pragma unroll
       for (int h = 0; h < T::kThreadN / 4; ++h) {
         const int col = block_col + b_off + h * T::kLanesN * 4;
@@ -438,31 +450,32 @@ __global__ void __launch_bounds__(kReduceThreads)
 //   time = ceil(tiles / SMs) * work per block / SM rate  [+ split-K's reduction]
 // and the launcher takes the fastest. Work per block: BM * BN * (K slice + kFillK) multiply-adds.
 // SM rate: FP32 lanes * clock * the tile's share of the peak at full occupancy (measured),
-// scaled by sqrt(resident warps / 8) below 8 warps (too few warps cannot hide the latency of the
-// barrier and the copies: one 4-warp block of 64 x 128 alone on an SM runs at ~0.7 of the rate,
-// chapter 06 at 1024^3). Split-K adds a second launch and moves the partial sums through DRAM.
+// scaled by sqrt(resident warps / 6) below 6 warps (too few warps cannot hide the latency of the
+// barrier and the copies). Split-K adds a second launch and moves the partial sums: written,
+// then read back within microseconds, mostly from L2 when they fit there (counted at twice the
+// DRAM bandwidth), else from DRAM. The constants were set once from a forced-plan exploration on
+// the H100 (README.md, "The model"), not per shape.
 
 struct TileModel {
   int block_m, block_n, warps;
-  // Share of the FP32 peak with every SM busy: 06's tuning build at 4096^3 on the H100, where
-  // the tiles fill the same number of waves (tiles.md: 48.79, 47.33, 46.92 TFLOP/s of 66.9),
-  // i.e. how efficient the tile's inner loop is, not a property of the shape. The 64 x 64 tile
-  // has the 64 x 128 tile's thread tile and warps per SM; it is taken to be as efficient.
+  // Share of the FP32 peak with every SM busy, i.e. how efficient the tile's inner loop is, not
+  // a property of the shape: 128 x 256 and 64 x 128 from 06's tuning build at 4096^3 on the H100
+  // (tiles.md: 48.79 and 46.92 TFLOP/s of 66.9); 128 x 128 and 64 x 64 from this chapter's
+  // exploration (4096 x 4100 x 4096 and 3000^3 against 64 x 128, README.md "The model").
   double peak_share;
 };
 constexpr int kNumTiles = 4;
 constexpr TileModel kTileModels[kNumTiles] = {
     {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.729},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.707},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.690},
     {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.701},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.701},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.600},
 };
 // A block spends about kStages - 1 K tiles' worth of time before its first FMA (the pipeline
 // fills) and some more writing C: counted as this many extra k per block.
 constexpr int kFillK = 32;
-// Warps per SM from which the FP32 pipes stay busy (the large tile's 8 warps reach its
-// measured share of the peak).
-constexpr double kSaturatingWarps = 8.0;
+// Warps per SM from which the FP32 pipes stay busy.
+constexpr double kSaturatingWarps = 6.0;
 // A second kernel in the stream costs about its launch latency before it does any work.
 constexpr double kLaunchSeconds = 2e-6;
 // Split counts the model tries; slices are whole K tiles (kBlockK = 16 for every tile).
@@ -476,13 +489,16 @@ struct Device {
   int sms;
   double fma_per_s_per_sm;  // FP32 lanes * clock
   double dram_bytes_per_s;
+  double l2_bytes;
   int blocks_per_sm[kNumTiles];  // occupancy of each tile's kernel (registers, shared memory)
 };
 
 template <class T, int kVec>
 void allow_shared_memory() {
   // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape<T, kVec>,
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape<T, kVec, false>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape<T, kVec, true>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
 }
 
@@ -492,7 +508,7 @@ int prepare_tile() {
   allow_shared_memory<T, 2>();
   allow_shared_memory<T, 1>();
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_any_shape<T, 4>,
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_any_shape<T, 4, false>,
                                                            T::kThreads, T::kSmemBytes));
   return blocks > 0 ? blocks : 1;
 }
@@ -512,6 +528,9 @@ const Device& device() {
     const int lanes = sgemm::fp32_lanes_per_sm(major, minor);
     d.fma_per_s_per_sm = (lanes > 0 ? lanes : 128) * sm_khz * 1e3;
     d.dram_bytes_per_s = sgemm::dram_bandwidth_bytes(mem_khz * 1e3, bus_bits);
+    int l2 = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, index));
+    d.l2_bytes = l2;
     d.blocks_per_sm[0] = prepare_tile<LargeTile>();
     d.blocks_per_sm[1] = prepare_tile<MediumTile>();
     d.blocks_per_sm[2] = prepare_tile<SmallTile>();
@@ -552,7 +571,8 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
     // Partial sums written (splits - 1 more than C alone), read back, C read (beta) and written.
     const double elements = static_cast<double>(p.m) * p.n;
     const double bytes = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
-    seconds += kLaunchSeconds + bytes / d.dram_bytes_per_s;
+    const double partials = 4.0 * elements * splits;
+    seconds += kLaunchSeconds + bytes / (d.dram_bytes_per_s * (partials <= d.l2_bytes ? 2 : 1));
   }
   return seconds;
 }
@@ -562,10 +582,13 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
   const Device& d = device();
   Plan best;
   best.seconds = -1;
-  for (int tile = 0; tile < kNumTiles; ++tile) {
+  static_assert(SGEMM_TILE_COUNT >= 1 && SGEMM_TILE_COUNT <= kNumTiles, "1 to kNumTiles tiles");
+  for (int tile = 0; tile < SGEMM_TILE_COUNT; ++tile) {
     int last_splits = 0;
     for (int wanted : kSplitCandidates) {
-      const int k_slice = ceil_div(ceil_div(p.k, wanted), kSliceAlign) * kSliceAlign;
+      // Whole K tiles per slice (in 64 bits: K may be close to INT_MAX), at most K.
+      const int64_t aligned = int64_t{ceil_div(ceil_div(p.k, wanted), kSliceAlign)} * kSliceAlign;
+      const int k_slice = static_cast<int>(std::min<int64_t>(aligned, p.k));
       const int splits = ceil_div(p.k, k_slice);  // every slice starts below K
       if (splits == last_splits) continue;
       last_splits = splits;
@@ -584,9 +607,10 @@ template <class T, int kVec>
 void launch_slices(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
                    float* out, float alpha, float beta, int64_t out_slice_stride,
                    cudaStream_t stream) {
+  auto* kernel = plan.splits > 1 ? &sgemm_any_shape<T, kVec, true> : &sgemm_any_shape<T, kVec, false>;
   sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
     const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM), plan.splits);
-    sgemm_any_shape<T, kVec><<<grid, T::kThreads, T::kSmemBytes, stream>>>(
+    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(
         rows, p.n, p.k, plan.k_slice, alpha, A + row0 * p.k, B, beta, out + row0 * p.n,
         out_slice_stride);
   });
@@ -599,7 +623,7 @@ void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, cons
   // cudaMalloc pointers are 256-byte aligned, so N decides the alignment of every row.
   if (p.n % 4 == 0) {
     launch_slices<T, 4>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
-  } else if (p.n % 2 == 0) {
+  } else if (SGEMM_EIGHT_BYTE_ROWS && p.n % 2 == 0) {
     launch_slices<T, 2>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
   } else {
     launch_slices<T, 1>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
@@ -656,15 +680,15 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
   }
 }
 
-// The tile the launcher takes (given the workspace it asks for), for the harness's traffic model.
-sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  const TileModel& t = kTileModels[plan_for(p, kMaxWorkspaceBytes).tile];
-  return sgemm::TileSize{t.block_m, t.block_n};
-}
-
 // The workspace split-K needs for this problem (0 when the model does not split).
 size_t workspace_bytes(const sgemm::Problem& p) {
-  return workspace_for(p, plan_for(p, kMaxWorkspaceBytes).splits);
+  return SGEMM_SPLIT_K ? workspace_for(p, plan_for(p, kMaxWorkspaceBytes).splits) : 0;
+}
+
+// The tile the launcher takes (given the workspace it asks for), for the harness's traffic model.
+sgemm::TileSize tile_for(const sgemm::Problem& p) {
+  const TileModel& t = kTileModels[plan_for(p, workspace_bytes(p)).tile];
+  return sgemm::TileSize{t.block_m, t.block_n};
 }
 
 }  // namespace
