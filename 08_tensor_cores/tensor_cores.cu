@@ -31,6 +31,17 @@
 #ifndef SGEMM_TILE
 #define SGEMM_TILE 128, 256, 32, 64, 64, 3
 #endif
+// Attribution switches (README.md, "Results"): SGEMM_VECTOR_B = 1 reads the B fragments as
+// float4s (columns permuted, see warp_column()) instead of one 4-byte load per value: a quarter
+// of the load instructions, no bank conflicts either way, and measured slower on the H100.
+// SGEMM_ROUND_TF32 = 0 skips the rounding to TF32 (the tensor core then truncates: 2.7x the
+// error, shown only to price the rounding).
+#ifndef SGEMM_VECTOR_B
+#define SGEMM_VECTOR_B 0
+#endif
+#ifndef SGEMM_ROUND_TF32
+#define SGEMM_ROUND_TF32 1
+#endif
 
 namespace {
 
@@ -58,11 +69,18 @@ struct Tile {
   static constexpr int kFragsM = kWarpM / kMmaM;  // mma tiles of a warp along M ...
   static constexpr int kFragsN = kWarpN / kMmaN;  // ... and along N
 
+  // B fragments as float4s: a thread's kFragsN values of one k row sit side by side in sB
+  // (columns permuted, see warp_column()), so it reads them with kFragsN / 4 LDS.128.
+  static constexpr bool kVectorB = SGEMM_VECTOR_B;
+
   // sA[m][k]: rows of kBlockK + 4 floats. The 8 rows an ldmatrix phase reads (16 bytes each) then
-  // start 4 banks apart and cover all 32 banks. sB[k][n]: rows of kBlockN + 8 floats, so the
-  // 4 x 8 (k x n) elements a warp reads for b0 (k = lane % 4, n = lane / 4) fall in 32 banks.
+  // start 4 banks apart and cover all 32 banks. sB[k][n]: rows padded so that the B fragment
+  // loads of a warp cover 32 banks per phase: with 4-byte loads (k = lane % 4, n = lane / 4) rows
+  // 8 banks apart; with LDS.128 (8 lanes per phase: 4 rows x 2 column groups) rows 8 banks apart
+  // for kFragsN = 4 and 4 banks apart for kFragsN = 8 (README.md, "Shared memory without bank
+  // conflicts").
   static constexpr int kStrideA = kBlockK + 4;
-  static constexpr int kStrideB = kBlockN + 8;
+  static constexpr int kStrideB = kBlockN + (kVectorB && kWarpN / kMmaN == 8 ? 4 : 8);
   static constexpr int kSizeA = kBlockM * kStrideA;
   static constexpr int kStageFloats = kSizeA + kBlockK * kStrideB;
   static constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float));
@@ -85,7 +103,9 @@ struct Tile {
   static_assert(kWarpM % kMmaM == 0 && kWarpN % kMmaN == 0, "mma tiles must tile the warp");
   static_assert(kBlockK % kMmaK == 0, "a K tile is a whole number of mma k-steps");
   static_assert(kThreads <= 1024, "at most 1024 threads per block");
-  static_assert(kBlockN % 32 == 0, "sB rows of 32j + 8 floats keep the b loads conflict-free");
+  static_assert(kBlockN % 32 == 0, "sB rows of 32j + 4 or 8 floats keep the b loads conflict-free");
+  static_assert(!kVectorB || kFragsN == 4 || kFragsN == 8,
+                "the float4 B fragment layout is worked out for 32- and 64-column warp tiles");
   static_assert(kThreads % kChunksA == 0 && kBlockM % kRowsPerPassA == 0,
                 "every thread copies the same number of chunks of A");
   static_assert(kThreads % kChunksB == 0 && kBlockK % kRowsPerPassB == 0,
@@ -132,11 +152,28 @@ __device__ __forceinline__ void copy_wait() {
 // ---- The tensor-core side ----------------------------------------------------------------------
 
 // FP32 -> TF32, rounded to nearest (ties away from zero): the low 13 mantissa bits become zero.
-// Without it the tensor core would simply ignore those bits (truncation, twice the error).
+// Without it the tensor core would simply ignore those bits (truncation, twice the error). sm_90
+// has no instruction for it: ptxas emits a compare (Inf/NaN stay as they are) and an add.
 __device__ __forceinline__ uint32_t to_tf32(float x) {
+#if SGEMM_ROUND_TF32
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return r;
+#else
+  return __float_as_uint(x);
+#endif
+}
+
+// Column of a warp's C tile (and of its B tile) that holds column x (0..7) of mma n-tile j. The
+// mma does not care which columns of B it is given, as long as C's columns follow the same map.
+// Plain: 8j + x. kVectorB: kFragsN * p(x) + j, so lane group g = x finds its kFragsN values of a
+// k row side by side; p swaps bits 0 and 1 of x when kFragsN = 8, which puts the two lane groups
+// of one LDS.128 phase 16 banks apart (README.md, "Shared memory without bank conflicts").
+template <class T>
+__host__ __device__ constexpr int warp_column(int j, int x) {
+  if (!T::kVectorB) return kMmaN * j + x;
+  const int p = T::kFragsN == 8 ? (x & 4) | ((x & 1) << 1) | ((x >> 1) & 1) : x;
+  return T::kFragsN * p + j;
 }
 
 // Four 8 x 4 tiles of 32-bit values from shared memory, one per register: lanes 8q .. 8q + 7
@@ -262,7 +299,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int ld_row = warp_row + (lane % 8) + 8 * ((lane / 8) % 2);
   const int ld_col = 4 * (lane / 16);
   const uint32_t a_frag = smem_base + (ld_row * T::kStrideA + ld_col) * sizeof(float);
-  const int b_frag = T::kSizeA + t * T::kStrideB + warp_col + g;  // b0 of the first mma tile
+  const int b_frag = T::kSizeA + t * T::kStrideB + warp_col + warp_column<T>(0, g);  // b0, j = 0
 
   const int num_tiles = ceil_div(k, T::kBlockK);
 
@@ -316,10 +353,25 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 #pragma unroll
         for (int r = 0; r < 4; ++r) rA[i][r] = to_tf32(__uint_as_float(rA[i][r]));
       }
+      if constexpr (T::kVectorB) {
 #pragma unroll
-      for (int j = 0; j < T::kFragsN; ++j) {
-        rB[j][0] = to_tf32(b_stage[kk * T::kStrideB + j * kMmaN]);
-        rB[j][1] = to_tf32(b_stage[(kk + 4) * T::kStrideB + j * kMmaN]);
+        for (int r = 0; r < 2; ++r) {
+#pragma unroll
+          for (int q = 0; q < T::kFragsN / 4; ++q) {
+            const float4 v =
+                *reinterpret_cast<const float4*>(b_stage + (kk + 4 * r) * T::kStrideB + 4 * q);
+            rB[4 * q + 0][r] = to_tf32(v.x);
+            rB[4 * q + 1][r] = to_tf32(v.y);
+            rB[4 * q + 2][r] = to_tf32(v.z);
+            rB[4 * q + 3][r] = to_tf32(v.w);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < T::kFragsN; ++j) {
+          rB[j][0] = to_tf32(b_stage[kk * T::kStrideB + j * kMmaN]);
+          rB[j][1] = to_tf32(b_stage[(kk + 4) * T::kStrideB + j * kMmaN]);
+        }
       }
 #pragma unroll
       for (int i = 0; i < T::kFragsM; ++i) {
@@ -332,7 +384,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 
   // Epilogue: C = alpha * acc + beta * C. With beta == 0, C is never read (it may hold NaN).
-  // acc[i][j] holds C[r][c], C[r][c+1], C[r+8][c], C[r+8][c+1] with r = 16i + g, c = 8j + 2t.
+  // acc[i][j] holds rows 16i + g (registers 0, 1) and 16i + g + 8 (2, 3), columns
+  // warp_column(j, 2t) (registers 0, 2) and warp_column(j, 2t + 1) (1, 3): a pair of
+  // neighbours (8j + 2t, 8j + 2t + 1) in the plain layout, float2 stores; with kVectorB the
+  // kFragsN values of one row and one column parity are consecutive, float4 stores.
 #pragma unroll
   for (int i = 0; i < T::kFragsM; ++i) {
 #pragma unroll
@@ -340,24 +395,57 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
       const int row = block_row + warp_row + i * kMmaM + g + 8 * half;
       if (row >= m) continue;
       float* c_row = C + static_cast<int64_t>(row) * n;
+      if constexpr (T::kVectorB) {
 #pragma unroll
-      for (int j = 0; j < T::kFragsN; ++j) {
-        const int col = block_col + warp_col + j * kMmaN + 2 * t;
-        const float v0 = alpha * acc[i][j][2 * half];
-        const float v1 = alpha * acc[i][j][2 * half + 1];
-        if (kAlignedN) {
-          // N even: col < n implies col + 1 < n, and the pair starts on 8 bytes.
-          if (col >= n) continue;
-          float2 out = make_float2(v0, v1);
-          if (beta != 0.0f) {
-            const float2 old = *reinterpret_cast<const float2*>(c_row + col);
-            out.x += beta * old.x;
-            out.y += beta * old.y;
+        for (int e = 0; e < 2; ++e) {
+#pragma unroll
+          for (int q = 0; q < T::kFragsN; q += 4) {
+            // Columns col .. col + 3 hold n-tiles q .. q + 3.
+            const int col = block_col + warp_col + warp_column<T>(q, 2 * t + e);
+            float v[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) v[u] = alpha * acc[i][q + u][2 * half + e];
+            if (kAlignedN) {
+              // N % 4 == 0 and col % 4 == 0: the float4 lies wholly inside or outside C.
+              if (col >= n) continue;
+              float4 out = make_float4(v[0], v[1], v[2], v[3]);
+              if (beta != 0.0f) {
+                const float4 old = *reinterpret_cast<const float4*>(c_row + col);
+                out.x += beta * old.x;
+                out.y += beta * old.y;
+                out.z += beta * old.z;
+                out.w += beta * old.w;
+              }
+              *reinterpret_cast<float4*>(c_row + col) = out;
+            } else {
+#pragma unroll
+              for (int u = 0; u < 4; ++u) {
+                if (col + u < n)
+                  c_row[col + u] = beta != 0.0f ? v[u] + beta * c_row[col + u] : v[u];
+              }
+            }
           }
-          *reinterpret_cast<float2*>(c_row + col) = out;
-        } else {
-          if (col < n) c_row[col] = beta != 0.0f ? v0 + beta * c_row[col] : v0;
-          if (col + 1 < n) c_row[col + 1] = beta != 0.0f ? v1 + beta * c_row[col + 1] : v1;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < T::kFragsN; ++j) {
+          const int col = block_col + warp_col + j * kMmaN + 2 * t;
+          const float v0 = alpha * acc[i][j][2 * half];
+          const float v1 = alpha * acc[i][j][2 * half + 1];
+          if (kAlignedN) {
+            // N even: col < n implies col + 1 < n, and the pair starts on 8 bytes.
+            if (col >= n) continue;
+            float2 out = make_float2(v0, v1);
+            if (beta != 0.0f) {
+              const float2 old = *reinterpret_cast<const float2*>(c_row + col);
+              out.x += beta * old.x;
+              out.y += beta * old.y;
+            }
+            *reinterpret_cast<float2*>(c_row + col) = out;
+          } else {
+            if (col < n) c_row[col] = beta != 0.0f ? v0 + beta * c_row[col] : v0;
+            if (col + 1 < n) c_row[col + 1] = beta != 0.0f ? v1 + beta * c_row[col + 1] : v1;
+          }
         }
       }
     }
