@@ -11,8 +11,8 @@
 //    leaves the least SM time idle in the last wave);
 //  - split-K: when M x N gives too few tiles to fill the GPU, K is cut into slices computed by
 //    different blocks; each slice writes its partial tile to a workspace the harness allocates,
-//    and the slice that finishes last for a tile adds all slices in a fixed order and applies
-//    alpha and beta (reading C once). No float atomics: bit-identical from run to run;
+//    and a second kernel adds the slices in a fixed order and applies alpha and beta (reading C
+//    once). No atomics: the result is bit-identical from run to run;
 //  - rows not 16-byte aligned (N % 4 != 0): B is copied and C written 8 bytes at a time when N is
 //    even and 4 bytes otherwise, with neighbouring threads on neighbouring addresses (chapter 06
 //    made each thread copy four scattered floats).
@@ -274,45 +274,16 @@ __device__ __forceinline__ void store_c(float* dst, const float* v, float alpha,
   }
 }
 
-// Reads kVec consecutive floats that other blocks wrote during this launch: .cg loads go to L2,
-// never to this SM's L1, which is not coherent with the other SMs.
-template <int kVec>
-__device__ __forceinline__ void load_cg(const float* src, float* v) {
-  if constexpr (kVec == 4) {
-    const float4 x = __ldcg(reinterpret_cast<const float4*>(src));
-    v[0] = x.x;
-    v[1] = x.y;
-    v[2] = x.z;
-    v[3] = x.w;
-  } else if constexpr (kVec == 2) {
-    const float2 x = __ldcg(reinterpret_cast<const float2*>(src));
-    v[0] = x.x;
-    v[1] = x.y;
-  } else {
-    v[0] = __ldcg(src);
-  }
-}
-
-// Split-K's arguments (unused without split-K).
-struct SplitK {
-  int k_slice;      // k per slice, a multiple of kBlockK (the last slice may be shorter)
-  int64_t stride;   // floats per slice in `partial`: M x N rounded up to a float4
-  float* partial;   // slice z's raw sums at partial + z * stride, row-major M x N
-  int* arrivals;    // one counter per tile of C, zero at launch
-};
-
-// Chapter 06's kernel, over one K slice when kSplit: slice z = blockIdx.z covers k in
-// [z * k_slice, min(k, (z + 1) * k_slice)); A keeps its full leading dimension k. With split-K
-// each slice stores its raw partial tile in the workspace and counts itself in; the slice that
-// arrives last for a tile adds the partials of all slices, always in the order 0, 1, 2, ... (so
-// the result does not depend on which one arrives last: bit-identical from run to run, unlike
-// atomic additions of floats), and writes alpha * sum + beta * C, reading C once.
+// Chapter 06's kernel, over one K slice when kSplit. Slice z = blockIdx.z covers k in
+// [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice_stride: the launcher points
+// C at the workspace and passes alpha = 1, beta = 0, so each slice stores its raw partial tile.
+// A keeps its full leading dimension k.
 // kVec: floats per access of B and C rows (4 when N % 4 == 0, 2 when N is even, else 1).
 template <class T, int kVec, bool kSplit>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
-    sgemm_any_shape(int m, int n, int k, float alpha, const float* __restrict__ A,
+    sgemm_any_shape(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                     const float* __restrict__ B, float beta, float* __restrict__ C,
-                    SplitK split) {
+                    int64_t c_slice_stride) {
   extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for LDS.128 and cp.async
   float* const smem = reinterpret_cast<float*>(smem_raw);
   constexpr int kSizeA = T::kBlockK * T::kStrideA;
@@ -322,8 +293,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // kernel is chapter 06's, instruction for instruction: A, B and K stay kernel parameters
   // (constant bank, no registers; measured: moving the slice offsets into every launch cost
   // the 128 x 256 tile 4 % at 4096^3).
-  const int k_begin = kSplit ? blockIdx.z * split.k_slice : 0;
-  const int k_len = kSplit ? min(split.k_slice, k - k_begin) : k;
+  const int k_begin = kSplit ? blockIdx.z * k_slice : 0;
+  const int k_len = kSplit ? min(k_slice, k - k_begin) : k;
 
   const int tid = threadIdx.x;
   const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
@@ -421,55 +392,54 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     }
   }
 
-  // Epilogue: the thread's results in chunks of kVec columns (a chunk is wholly inside or
-  // outside the matrix, since N % kVec == 0); f(offset of the chunk in an M x N array, its
-  // accumulators).
-  auto for_each_chunk = [&](auto&& f) {
+  // Epilogue: C = alpha * acc + beta * C in chunks of kVec columns (a chunk is wholly inside or
+  // outside the matrix, since N % kVec == 0). With beta == 0, C is never read.
 #pragma unroll
-    for (int g = 0; g < T::kThreadM / 4; ++g) {
+  for (int g = 0; g < T::kThreadM / 4; ++g) {
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int row = block_row + a_off + g * T::kLanesM * 4 + i;
-        if (row >= m) continue;
+    for (int i = 0; i < 4; ++i) {
+      const int row = block_row + a_off + g * T::kLanesM * 4 + i;
+      if (row >= m) continue;
+      float* c_row = C + (kSplit ? blockIdx.z * c_slice_stride : 0) + static_cast<int64_t>(row) * n;
 #pragma unroll
-        for (int h = 0; h < T::kThreadN / 4; ++h) {
-          const int col = block_col + b_off + h * T::kLanesN * 4;
+      for (int h = 0; h < T::kThreadN / 4; ++h) {
+        const int col = block_col + b_off + h * T::kLanesN * 4;
 #pragma unroll
-          for (int j = 0; j < 4; j += kVec) {
-            if (col + j < n) f(static_cast<int64_t>(row) * n + col + j, &acc[4 * g + i][4 * h + j]);
-          }
+        for (int j = 0; j < 4; j += kVec) {
+          if (col + j < n) store_c<kVec>(c_row + col + j, &acc[4 * g + i][4 * h + j], alpha, beta);
         }
       }
     }
-  };
-  if constexpr (!kSplit) {
-    // C = alpha * acc + beta * C. With beta == 0, C is never read.
-    for_each_chunk([&](int64_t at, const float* v) { store_c<kVec>(C + at, v, alpha, beta); });
-  } else {
-    float* const mine = split.partial + blockIdx.z * split.stride;
-    for_each_chunk([&](int64_t at, const float* v) { store_c<kVec>(mine + at, v, 1.0f, 0.0f); });
-    // Count this slice in, after all its stores are visible to the whole GPU (fence, then
-    // barrier, then one atomic per block).
-    __shared__ bool last;
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) {
-      const int arrived = atomicAdd(split.arrivals + blockIdx.y * gridDim.x + blockIdx.x, 1);
-      last = arrived == static_cast<int>(gridDim.z) - 1;
+  }
+}
+
+// Split-K's second pass: C = alpha * (slice 0 + slice 1 + ... ) + beta * C, element by element,
+// the slices always added in the same order (bit-identical results, unlike atomics). C and each
+// slice are dense M x N arrays, so the pass runs over the flat index: 4 consecutive elements per
+// thread, as float4 (C is 16-byte aligned and the slice stride a multiple of 4), the last few
+// one by one.
+constexpr int kReduceThreads = 256;
+
+__global__ void __launch_bounds__(kReduceThreads)
+    reduce_slices(int64_t count, int slices, int64_t slice_stride, float alpha,
+                  const float* __restrict__ partial, float beta, float* __restrict__ C) {
+  const int64_t i = 4 * (static_cast<int64_t>(blockIdx.x) * kReduceThreads + threadIdx.x);
+  if (i + 4 <= count) {
+    float4 sum = *reinterpret_cast<const float4*>(partial + i);
+    for (int z = 1; z < slices; ++z) {
+      const float4 v = *reinterpret_cast<const float4*>(partial + z * slice_stride + i);
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
     }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();  // the other slices' partials, counted in before our atomic, are visible
-    for_each_chunk([&](int64_t at, const float*) {
-      float sum[kVec], v[kVec];
-      load_cg<kVec>(split.partial + at, sum);
-      for (int z = 1; z < static_cast<int>(gridDim.z); ++z) {
-        load_cg<kVec>(split.partial + z * split.stride + at, v);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) sum[j] += v[j];
-      }
-      store_c<kVec>(C + at, sum, alpha, beta);
-    });
+    store_c<4>(C + i, &sum.x, alpha, beta);
+  } else {
+    for (int64_t e = i; e < count; ++e) {
+      float sum = partial[e];
+      for (int z = 1; z < slices; ++z) sum += partial[z * slice_stride + e];
+      store_c<1>(C + e, &sum, alpha, beta);
+    }
   }
 }
 
@@ -480,33 +450,32 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 //   time = ceil(tiles / SMs) * work per block / SM rate  [+ split-K's reduction]
 // and the launcher takes the fastest. Work per block: BM * BN * (K slice + kFillK) multiply-adds.
 // SM rate: FP32 lanes * clock * the tile's share of the peak at full occupancy (measured),
-// scaled by sqrt(resident warps / 6) below 6 warps (too few warps cannot hide the latency of the
-// barrier and the copies). Split-K adds a memset of its counters and moves the partial sums: written,
-// then read back within microseconds, mostly from L2 when they fit there (counted at twice the
-// DRAM bandwidth), else from DRAM. The constants were set once from a forced-plan exploration on
-// the H100 (README.md, "The model"), not per shape.
+// scaled by sqrt(resident warps / 8) below 8 warps (too few warps cannot hide the latency of the
+// barrier and the copies: one 4-warp block of 64 x 128 alone on an SM runs at ~0.7 of the rate,
+// chapter 06 at 1024^3). Split-K adds a second launch and moves the partial sums through DRAM.
 
 struct TileModel {
   int block_m, block_n, warps;
-  // Share of the FP32 peak with every SM busy, i.e. how efficient the tile's inner loop is, not
-  // a property of the shape: 128 x 256 and 64 x 128 from 06's tuning build at 4096^3 on the H100
-  // (tiles.md: 48.79 and 46.92 TFLOP/s of 66.9); 128 x 128 and 64 x 64 from this chapter's
-  // exploration (4096 x 4100 x 4096 and 3000^3 against 64 x 128, README.md "The model").
+  // Share of the FP32 peak with every SM busy: 06's tuning build at 4096^3 on the H100, where
+  // the tiles fill the same number of waves (tiles.md: 48.79, 47.33, 46.92 TFLOP/s of 66.9),
+  // i.e. how efficient the tile's inner loop is, not a property of the shape. The 64 x 64 tile
+  // has the 64 x 128 tile's thread tile and warps per SM; it is taken to be as efficient.
   double peak_share;
 };
 constexpr int kNumTiles = 4;
 constexpr TileModel kTileModels[kNumTiles] = {
     {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.729},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.690},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.707},
     {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.701},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.600},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.701},
 };
 // A block spends about kStages - 1 K tiles' worth of time before its first FMA (the pipeline
 // fills) and some more writing C: counted as this many extra k per block.
 constexpr int kFillK = 32;
-// Warps per SM from which the FP32 pipes stay busy.
-constexpr double kSaturatingWarps = 6.0;
-// Split-K's memset of the arrival counters costs about one launch latency.
+// Warps per SM from which the FP32 pipes stay busy (the large tile's 8 warps reach its
+// measured share of the peak).
+constexpr double kSaturatingWarps = 8.0;
+// A second kernel in the stream costs about its launch latency before it does any work.
 constexpr double kLaunchSeconds = 2e-6;
 // Split counts the model tries; slices are whole K tiles (kBlockK = 16 for every tile).
 constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12,  16,
@@ -519,7 +488,6 @@ struct Device {
   int sms;
   double fma_per_s_per_sm;  // FP32 lanes * clock
   double dram_bytes_per_s;
-  double l2_bytes;
   int blocks_per_sm[kNumTiles];  // occupancy of each tile's kernel (registers, shared memory)
 };
 
@@ -558,9 +526,6 @@ const Device& device() {
     const int lanes = sgemm::fp32_lanes_per_sm(major, minor);
     d.fma_per_s_per_sm = (lanes > 0 ? lanes : 128) * sm_khz * 1e3;
     d.dram_bytes_per_s = sgemm::dram_bandwidth_bytes(mem_khz * 1e3, bus_bits);
-    int l2 = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, index));
-    d.l2_bytes = l2;
     d.blocks_per_sm[0] = prepare_tile<LargeTile>();
     d.blocks_per_sm[1] = prepare_tile<MediumTile>();
     d.blocks_per_sm[2] = prepare_tile<SmallTile>();
@@ -578,21 +543,13 @@ struct Plan {
   double seconds = 0;
 };
 
-// Split-K's workspace: `splits` partial M x N arrays, each rounded up to a float4 (so every
-// slice starts 16-byte aligned), then one arrival counter per tile of C, counted for the smallest
-// tile so that one layout serves every tile.
+// Elements per split-K slice in the workspace: M x N rounded up to a float4.
 int64_t slice_stride(const sgemm::Problem& p) {
   return (static_cast<int64_t>(p.m) * p.n + 3) / 4 * 4;
 }
 
-int64_t counter_count(const sgemm::Problem& p) {
-  return int64_t{ceil_div(p.m, TinyTile::kBlockM)} * ceil_div(p.n, TinyTile::kBlockN);
-}
-
 size_t workspace_for(const sgemm::Problem& p, int splits) {
-  if (splits <= 1) return 0;
-  return static_cast<size_t>(splits * slice_stride(p)) * sizeof(float) +
-         static_cast<size_t>(counter_count(p)) * sizeof(int);
+  return splits > 1 ? static_cast<size_t>(splits) * slice_stride(p) * sizeof(float) : 0;
 }
 
 double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits,
@@ -609,8 +566,7 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
     // Partial sums written (splits - 1 more than C alone), read back, C read (beta) and written.
     const double elements = static_cast<double>(p.m) * p.n;
     const double bytes = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
-    const double partials = 4.0 * elements * splits;
-    seconds += kLaunchSeconds + bytes / (d.dram_bytes_per_s * (partials <= d.l2_bytes ? 2 : 1));
+    seconds += kLaunchSeconds + bytes / d.dram_bytes_per_s;
   }
   return seconds;
 }
@@ -643,31 +599,28 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
 
 template <class T, int kVec>
 void launch_slices(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
-                   float* C, const SplitK& split, cudaStream_t stream) {
-  auto* kernel =
-      plan.splits > 1 ? &sgemm_any_shape<T, kVec, true> : &sgemm_any_shape<T, kVec, false>;
-  const int tiles_per_row = ceil_div(p.n, T::kBlockN);
+                   float* out, float alpha, float beta, int64_t out_slice_stride,
+                   cudaStream_t stream) {
+  auto* kernel = plan.splits > 1 ? &sgemm_any_shape<T, kVec, true> : &sgemm_any_shape<T, kVec, false>;
   sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
-    // A slab is a GEMM of its own: its rows of C and of the partials, its own counters.
-    SplitK slab = split;
-    slab.partial = split.partial ? split.partial + row0 * p.n : nullptr;
-    slab.arrivals = split.arrivals ? split.arrivals + row0 / T::kBlockM * tiles_per_row : nullptr;
-    const dim3 grid(tiles_per_row, ceil_div(rows, T::kBlockM), plan.splits);
-    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k,
-                                                         B, p.beta, C + row0 * p.n, slab);
+    const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM), plan.splits);
+    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(
+        rows, p.n, p.k, plan.k_slice, alpha, A + row0 * p.k, B, beta, out + row0 * p.n,
+        out_slice_stride);
   });
 }
 
 template <class T>
 void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
-                 float* C, const SplitK& split, cudaStream_t stream) {
+                 float* out, float alpha, float beta, int64_t out_slice_stride,
+                 cudaStream_t stream) {
   // cudaMalloc pointers are 256-byte aligned, so N decides the alignment of every row.
   if (p.n % 4 == 0) {
-    launch_slices<T, 4>(p, plan, A, B, C, split, stream);
+    launch_slices<T, 4>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
   } else if (SGEMM_EIGHT_BYTE_ROWS && p.n % 2 == 0) {
-    launch_slices<T, 2>(p, plan, A, B, C, split, stream);
+    launch_slices<T, 2>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
   } else {
-    launch_slices<T, 1>(p, plan, A, B, C, split, stream);
+    launch_slices<T, 1>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
   }
 }
 
@@ -693,26 +646,31 @@ Plan launch_plan(const sgemm::Problem& p, size_t workspace_available) {
 void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, float* C,
                       cudaStream_t stream) {
   const Plan plan = launch_plan(p, p.workspace ? p.workspace_size : 0);
-  SplitK split{plan.k_slice, slice_stride(p), nullptr, nullptr};
-  if (plan.splits > 1) {
-    split.partial = static_cast<float*>(p.workspace);
-    split.arrivals = reinterpret_cast<int*>(split.partial + plan.splits * split.stride);
-    // The counters start at zero: the workspace holds whatever the last launch left there.
-    CUDA_CHECK(cudaMemsetAsync(split.arrivals, 0, counter_count(p) * sizeof(int), stream));
-  }
+  // One slice: straight into C. Several: raw partial tiles into the workspace, then the reduction.
+  const bool split = plan.splits > 1;
+  float* out = split ? static_cast<float*>(p.workspace) : C;
+  const float alpha = split ? 1.0f : p.alpha;
+  const float beta = split ? 0.0f : p.beta;
+  const int64_t stride = slice_stride(p);
   switch (plan.tile) {
     case 0:
-      launch_tile<LargeTile>(p, plan, A, B, C, split, stream);
+      launch_tile<LargeTile>(p, plan, A, B, out, alpha, beta, stride, stream);
       break;
     case 1:
-      launch_tile<MediumTile>(p, plan, A, B, C, split, stream);
+      launch_tile<MediumTile>(p, plan, A, B, out, alpha, beta, stride, stream);
       break;
     case 2:
-      launch_tile<SmallTile>(p, plan, A, B, C, split, stream);
+      launch_tile<SmallTile>(p, plan, A, B, out, alpha, beta, stride, stream);
       break;
     default:
-      launch_tile<TinyTile>(p, plan, A, B, C, split, stream);
+      launch_tile<TinyTile>(p, plan, A, B, out, alpha, beta, stride, stream);
       break;
+  }
+  if (split) {
+    const int64_t count = static_cast<int64_t>(p.m) * p.n;
+    const int64_t blocks = (count + 4 * kReduceThreads - 1) / (4 * kReduceThreads);
+    reduce_slices<<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
+        count, plan.splits, stride, p.alpha, out, p.beta, C);
   }
 }
 
