@@ -131,9 +131,11 @@ __global__ void __launch_bounds__(threads_for(kBlockM, kBlockN, kThreadM, kThrea
     __syncthreads();
 
     // Outer products. Per k: kThreadM + kThreadN shared loads, kThreadM * kThreadN FMAs.
-    // The kThreadM loads of sA hit at most 32 / kThreadCols distinct words per warp (one per
-    // thread row, kBlockK words apart: different banks unless kBlockK % 32 == 0), broadcast;
-    // the kThreadN loads of sB are kThreadCols consecutive words each.
+    // A load of sA hits 32 / kThreadCols distinct words per warp (one per thread row, kBlockK
+    // words apart: different banks unless kBlockK % 32 == 0), each shared by the lanes of its
+    // row; the compiler merges four consecutive kk into one LDS.128, which then takes one
+    // wavefront per distinct row (2 at the default tile). The kThreadN loads of sB are
+    // kThreadCols consecutive words each.
 #pragma unroll
     for (int kk = 0; kk < kBlockK; ++kk) {
       float rA[kThreadM];
