@@ -292,7 +292,10 @@ def render_suite(document):
            "alternating sample by sample, L2 flushed; % of cuBLAS is the ratio of the medians "
            "in that process. cuBLAS column: the higher-middle of the two processes' medians.",
            "- 07's plan: the tile and split count its launcher model picks on this GPU "
-           "(scripts/shapes.py mirrors the model).", "",
+           "(scripts/shapes.py mirrors the model)."]
+    if document.get("note"):
+        out.append(f"- Note: {document['note']}")
+    out += ["",
            "| shape | group | 06 TFLOP/s | 07 TFLOP/s | cuBLAS TFLOP/s | 06 % of cuBLAS | "
            "07 % of cuBLAS | 07 / 06 | 07's plan | check |",
            "|:---|:---|---:|---:|---:|---:|---:|---:|:---|:---|"]
