@@ -121,7 +121,7 @@ struct Tile {
 // chapter 06's; the smaller ones cut the same problem into 2, 4 and 8 times more blocks, so the
 // last wave can be filled more evenly, and the 64 x 64 one wastes less of a 64-wide matrix.
 // The first three were measured in chapter 06's tuning build (tiles.md in the results folder).
-using LargeTile = Tile<128, 256, 16, 64, 64, 8, 16, 3>;  // 256 threads, 1 block per SM
+using LargeTile = Tile<128, 256, 16, 64, 64, 8, 16, 3>;   // 256 threads, 1 block per SM
 using MediumTile = Tile<128, 128, 16, 64, 64, 8, 16, 3>;  // 128 threads, 2 blocks per SM
 using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;     // 128 threads, 4 blocks per SM
 using TinyTile = Tile<64, 64, 16, 32, 64, 8, 8, 3>;       // 64 threads, 8 blocks per SM
@@ -335,8 +335,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     if (s < num_tiles) {
       float* sA = smem + s * T::kStageFloats;
       if (s == num_tiles - 1 || edge_m) {
-        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, n, rows_left,
-                                 k_len - s * T::kBlockK);
+        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, n, rows_left, k_len - s * T::kBlockK);
       } else {
         copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, n, rows_left,
                                   k_len - s * T::kBlockK);
@@ -478,7 +477,7 @@ constexpr double kSaturatingWarps = 8.0;
 // A second kernel in the stream costs about its launch latency before it does any work.
 constexpr double kLaunchSeconds = 2e-6;
 // Split counts the model tries; slices are whole K tiles (kBlockK = 16 for every tile).
-constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12,  16,
+constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12, 16,
                                     20, 24, 32, 48, 64, 96, 128, 192, 256};
 constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
@@ -555,8 +554,8 @@ size_t workspace_for(const sgemm::Problem& p, int splits) {
 double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits,
                        int k_slice) {
   const TileModel& t = kTileModels[tile];
-  const double blocks = static_cast<double>(ceil_div(p.m, t.block_m)) * ceil_div(p.n, t.block_n) *
-                        splits;
+  const double blocks =
+      static_cast<double>(ceil_div(p.m, t.block_m)) * ceil_div(p.n, t.block_n) * splits;
   const double per_sm = std::ceil(blocks / d.sms);  // blocks on the busiest SM
   const double resident = std::min(per_sm, static_cast<double>(d.blocks_per_sm[tile]));
   const double warp_factor = std::min(1.0, std::sqrt(resident * t.warps / kSaturatingWarps));
@@ -601,12 +600,13 @@ template <class T, int kVec>
 void launch_slices(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
                    float* out, float alpha, float beta, int64_t out_slice_stride,
                    cudaStream_t stream) {
-  auto* kernel = plan.splits > 1 ? &sgemm_any_shape<T, kVec, true> : &sgemm_any_shape<T, kVec, false>;
+  auto* kernel =
+      plan.splits > 1 ? &sgemm_any_shape<T, kVec, true> : &sgemm_any_shape<T, kVec, false>;
   sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
     const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM), plan.splits);
-    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(
-        rows, p.n, p.k, plan.k_slice, alpha, A + row0 * p.k, B, beta, out + row0 * p.n,
-        out_slice_stride);
+    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, plan.k_slice, alpha,
+                                                         A + row0 * p.k, B, beta, out + row0 * p.n,
+                                                         out_slice_stride);
   });
 }
 
@@ -691,7 +691,10 @@ int main(int argc, char** argv) {
   sgemm::Chapter chapter{"07_any_shape",
                          "any shape: tile chosen by a wave-quantization model, split-K, "
                          "8-byte rows (kernel of chapter 06)",
-                         &launch_any_shape, LargeTile::kBlockM, LargeTile::kBlockN, &tile_for};
+                         &launch_any_shape,
+                         LargeTile::kBlockM,
+                         LargeTile::kBlockN,
+                         &tile_for};
   chapter.workspace_bytes = &workspace_bytes;
   return sgemm::run_chapter(chapter, argc, argv);
 }
