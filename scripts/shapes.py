@@ -16,6 +16,9 @@ With --sawtooth START:STOP:STEP it runs the square sizes START, START+STEP, ... 
 against size for both chapters, beside the efficiency chapter 07's launcher model predicts for
 its own plan and for chapter 06's single tile (wave quantization, 07_any_shape/README.md).
 --render-only redraws the tables and figures from the JSON already in the folder (no GPU).
+--waves M,N,K draws, from the launcher model and the GPU recorded in the folder's shapes.json,
+which SM runs which blocks for one shape: chapter 06's single tile beside chapter 07's plan
+(07_any_shape/figures/waves.png by default; no GPU).
 """
 
 import argparse
@@ -36,6 +39,7 @@ examples:
   python3 scripts/shapes.py --no-build --build-dir build --results-dir /tmp/shapes
   python3 scripts/shapes.py --sawtooth 1024:8192:128          # the README's sawtooth
   python3 scripts/shapes.py --render-only --results-dir docs/results/nvidia-h100-80gb-hbm3
+  python3 scripts/shapes.py --waves 4224,4224,4224 --results-dir docs/results/nvidia-h100-80gb-hbm3
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
             --check-floors, a floor of chapter 07 does not hold), 2 bad usage,
@@ -94,6 +98,17 @@ def parse_sawtooth(text):
     return list(range(start, stop + 1, step))
 
 
+def parse_shape(text):
+    """'4224,4224,4224' -> (4224, 4224, 4224)."""
+    try:
+        shape = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        shape = ()
+    if len(shape) != 3 or min(shape) < 1:
+        raise argparse.ArgumentTypeError(f"expected M,N,K (three whole numbers >= 1), got {text!r}")
+    return shape
+
+
 def parse_args(argv):
     parser = Parser(description=__doc__, epilog=EXAMPLES,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -111,6 +126,10 @@ def parse_args(argv):
                         help="where to write (default: docs/results/<gpu-slug>/)")
     parser.add_argument("--render-only", action="store_true",
                         help="redraw tables and figures from the JSON in --results-dir")
+    parser.add_argument("--waves", type=parse_shape, metavar="M,N,K",
+                        help="draw the SMs' blocks for one shape (model; needs --results-dir)")
+    parser.add_argument("--out", type=Path, default=REPO / "07_any_shape" / "figures" / "waves.png",
+                        help="where --waves writes its figure (default: %(default)s)")
     parser.add_argument("--check-floors", action="store_true",
                         help="exit 1 when a floor of chapter 07 does not hold")
     args = parser.parse_args(argv)
@@ -120,8 +139,9 @@ def parse_args(argv):
             raise UsageError(f"--{name} must be >= {1 if name == 'samples' else 0} (got {value})")
     if args.time_budget is not None and not args.time_budget > 0:
         raise UsageError(f"--time-budget must be > 0 (got {args.time_budget})")
-    if args.render_only and args.results_dir is None:
-        raise UsageError("--render-only needs --results-dir (the folder holding the JSON)")
+    if (args.render_only or args.waves) and args.results_dir is None:
+        raise UsageError(f"{'--waves' if args.waves else '--render-only'} needs --results-dir "
+                         "(the folder holding the JSON)")
     args.build_dir = args.build_dir.resolve()
     return args
 
@@ -362,6 +382,54 @@ def draw_suite(plt, document, path):
     plt.close(fig)
 
 
+def sm_loads(m, n, k, device, tile, splits):
+    """Per SM, (its blocks, model seconds per block), blocks dealt out round-robin the way the
+    hardware fills a wave; and the makespan (the busiest SM's time)."""
+    bm, bn, warps, share, blocks_per_sm = TILES[tile]
+    sms = device["sms"]
+    k_slice = min(k, ceil_div(ceil_div(k, splits), SLICE_ALIGN) * SLICE_ALIGN)
+    blocks = ceil_div(m, bm) * ceil_div(n, bn) * ceil_div(k, k_slice)
+    loads = []
+    for sm in range(sms):
+        count = blocks // sms + (1 if sm < blocks % sms else 0)
+        resident = max(1, min(count, blocks_per_sm))
+        rate = (device["fp32_lanes_per_sm"] * device["sm_clock_mhz"] * 1e6 * share
+                * min(1.0, math.sqrt(resident * warps / SATURATING_WARPS)))
+        loads.append((count, bm * bn * (k_slice + FILL_K) / rate))
+    return loads, max(c * t for c, t in loads)
+
+
+def draw_waves(plt, device, shape, path, measured=None):
+    """Two Gantt charts of the SMs for one shape: 06's tile, and 07's plan (the model's view)."""
+    m, n, k = shape
+    tile, splits, _ = plan(m, n, k, device)
+    plans = [("chapter 06: 128x256, K not split", 0, 1),
+             (f"chapter 07: {plan_name(m, n, k, device)}", tile, splits)]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4), sharey=True)
+    longest = max(sm_loads(m, n, k, device, t, s)[1] for _, t, s in plans)
+    for i, (ax, (title, t, s), colour) in enumerate(zip(axes, plans, ("#E69F00", "#0072B2"))):
+        loads, makespan = sm_loads(m, n, k, device, t, s)
+        for sm, (count, seconds) in enumerate(loads):
+            ax.broken_barh([(j * seconds * 1e6, seconds * 1e6) for j in range(count)], (sm, 1),
+                           facecolors=colour, edgecolors="white", linewidth=0.2)
+        busy = sum(c * t for c, t in loads) / (len(loads) * makespan)
+        lines = [title, f"{sum(c for c, _ in loads)} blocks; model: SMs busy {100 * busy:.0f} % "
+                        f"of {makespan * 1e6:.0f} us"]
+        if measured:
+            lines.append(measured[i])
+        ax.set_title("\n".join(lines), fontsize=9)
+        ax.axvline(makespan * 1e6, color="#1f2328", linewidth=0.8)
+        ax.set_xlim(0, longest * 1e6 * 1.02)
+        ax.set_xlabel("time (us, model)")
+        ax.grid(False)
+    axes[0].set_ylabel(f"SM (of {device['sms']})")
+    axes[0].set_ylim(device["sms"], 0)
+    fig.suptitle(f"Who runs what: M = {m}, N = {n}, K = {k} on {device.get('name')}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def draw_sawtooth(plt, document, path):
     device = document["device"]
     table = by_shape(document["rows"])
@@ -477,6 +545,21 @@ def main(argv=None):
     try:
         args = parse_args(argv)
         name = "sawtooth.json" if args.sawtooth else "shapes.json"
+        if args.waves:
+            document = load_document(args.results_dir / "shapes.json")
+            # The measured speeds beside the model, when the suite or the sawtooth has the shape.
+            rows = list(document["rows"])
+            if (args.results_dir / "sawtooth.json").exists():
+                rows += load_document(args.results_dir / "sawtooth.json")["rows"]
+            table = by_shape(rows).get(args.waves, {})
+            measured = None
+            if BASE in table and NEW in table:
+                measured = [f"measured: {table[c]['tflops']:.1f} TFLOP/s "
+                            f"({table[c]['pct_cublas']:.1f} % of cuBLAS)" for c in (BASE, NEW)]
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            draw_waves(pyplot(), document["device"], args.waves, args.out, measured)
+            log(f"wrote {args.out}")
+            return EXIT_PASS
         if args.render_only:
             document = load_document(args.results_dir / name)
             render(args.results_dir, document, bool(args.sawtooth))

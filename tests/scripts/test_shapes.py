@@ -179,6 +179,39 @@ class SuiteRunTest(unittest.TestCase):
         self.assertTrue(proc.stderr.startswith("error: cannot read"), proc.stderr)
         self.assertEqual(len(proc.stderr.splitlines()), 1)
 
+    def test_waves_figure_from_the_committed_results(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed")
+        committed = SCRIPTS.parent / "docs" / "results" / "nvidia-h100-80gb-hbm3"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "waves.png"
+            proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), "--waves",
+                                   "4224,4224,4224", "--results-dir", str(committed), "--out",
+                                   str(out)], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(out.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+
+    def test_sm_loads_deal_blocks_round_robin(self):
+        # 4224^3 in 128 x 256 tiles: 561 blocks, 33 SMs get a fifth; 64 x 64: 4356 = 33 x 132.
+        loads, makespan = shapes.sm_loads(4224, 4224, 4224, H100, 0, 1)
+        self.assertEqual([c for c, _ in loads].count(5), 33)
+        self.assertEqual(sum(c for c, _ in loads), 561)
+        self.assertAlmostEqual(makespan, 5 * loads[0][1])
+        self.assertEqual({c for c, _ in shapes.sm_loads(4224, 4224, 4224, H100, 3, 1)[0]}, {33})
+
+    def test_waves_bad_usage(self):
+        for options, why in [(["--waves", "1,2"], "expected M,N,K"),
+                             (["--waves", "1,2,0"], "expected M,N,K"),
+                             (["--waves", "8,8,8"], "--waves needs --results-dir")]:
+            with self.subTest(options=options):
+                proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), *options],
+                                      capture_output=True, text=True)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+                self.assertIn(why, proc.stderr)
+
     def test_missing_binary_is_exit_3(self):
         with tempfile.TemporaryDirectory() as tmp:
             fake_build_dir(Path(tmp), ["06_double_buffer"])
