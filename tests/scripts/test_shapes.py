@@ -4,6 +4,7 @@
 against fake chapter binaries (tests/scripts/fake_chapter.py; no GPU, made-up numbers)."""
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,44 @@ class ModelTest(unittest.TestCase):
         self.assertGreater(shapes.predicted_efficiency(4096, 4096, 4096, H100, **single),
                            shapes.predicted_efficiency(4224, 4224, 4224, H100, **single) + 0.1)
         self.assertLessEqual(shapes.predicted_efficiency(4224, 4224, 4224, H100), 1.0)
+
+
+class MirrorTest(unittest.TestCase):
+    """scripts/shapes.py mirrors the launcher model of 07_any_shape/any_shape.cu: the two must
+    hold the same constants, or the plan column and the sawtooth's prediction describe another
+    launcher."""
+
+    def setUp(self):
+        self.source = (SCRIPTS.parent / "07_any_shape" / "any_shape.cu").read_text()
+
+    def constant(self, name):
+        match = re.search(rf"constexpr \w+ {name}(\[\])? = ([^;]+);", self.source)
+        self.assertIsNotNone(match, f"{name} not found in any_shape.cu")
+        return match.group(2)
+
+    def test_tiles(self):
+        tiles = {}
+        for name in ("LargeTile", "MediumTile", "SmallTile", "TinyTile"):
+            match = re.search(rf"using {name} = Tile<(\d+), (\d+), \d+, \d+, \d+, \d+, \d+, \d+>",
+                              self.source)
+            self.assertIsNotNone(match, name)
+            tiles[name] = (int(match.group(1)), int(match.group(2)))
+        shares = re.findall(r"\{(\w+)::kBlockM, \w+::kBlockN, \w+::kThreads / 32, ([0-9.]+)\}",
+                            self.source)
+        self.assertEqual(len(shares), len(shapes.TILES))
+        for (name, share), mirror in zip(shares, shapes.TILES):
+            self.assertEqual(tiles[name], mirror[:2], name)
+            self.assertAlmostEqual(float(share), mirror[3], msg=name)
+
+    def test_scalars_and_split_counts(self):
+        self.assertEqual(int(self.constant("kFillK")), shapes.FILL_K)
+        self.assertEqual(float(self.constant("kSaturatingWarps")), shapes.SATURATING_WARPS)
+        self.assertEqual(float(self.constant("kLaunchSeconds")), shapes.LAUNCH_SECONDS)
+        self.assertEqual(int(self.constant("kSliceAlign")), shapes.SLICE_ALIGN)
+        splits = [int(v) for v in re.findall(r"\d+", self.constant("kSplitCandidates"))]
+        self.assertEqual(splits, shapes.SPLITS)
+        self.assertIn("size_t{256} << 20", self.constant("kMaxWorkspaceBytes"))
+        self.assertEqual(shapes.MAX_WORKSPACE, 256 << 20)
 
 
 class SuiteRunTest(unittest.TestCase):
