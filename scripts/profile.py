@@ -7,8 +7,10 @@ Each chapter runs once under ncu, verification only, on one shape:
       --launch-count 1 --metrics <set> build/bin/<chapter> --verify-only --size 4096
 so the one profiled launch is the chapter's verification run (the harness times nothing).
 The table has one column per chapter and one row per counter, plus derived rows
-(sectors per request, FFMA per shared load, ...). Stall rows: the reasons that are among the
-three largest of any chapter, in warp cycles per issued instruction.
+(sectors per request, FFMA per shared load, ...). Stall rows, in warp cycles per issued
+instruction: the printed and markdown tables show the reasons that are among the three largest
+of any chapter; the CSV (--csv) keeps every reason collected, so a claim that a reason is small
+can be checked there.
 
 cuBLAS's kernel is not profiled: its kernels have no stable names to select, and the harness
 launches other helper kernels around it. Profile cuBLAS by hand with ncu if you need it.
@@ -246,7 +248,9 @@ def render_markdown(table, chapters, context):
     for label, _, unit, values in table:
         cells = [label, shown_unit(unit)] + [human(values.get(c), unit) for c in chapters]
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", "Metrics: " + ", ".join(f"`{metric}`" for _, metric, _, _ in table if metric), ""]
+    out += ["", "Stall rows: the reasons among the three largest of some chapter; the CSV written "
+            "beside this table (--csv) has every stall reason collected.", "",
+            "Metrics: " + ", ".join(f"`{metric}`" for _, metric, _, _ in table if metric), ""]
     return "\n".join(out)
 
 
@@ -400,6 +404,7 @@ def main(argv=None):
         return EXIT_RUNTIME
     chapters = list(results)
     table = build_table(results, metrics, every_stall=bool(args.metrics))
+    full_table = build_table(results, metrics, every_stall=True)
     print(render_text(table, chapters))
 
     template = ncu_command("ncu", ["<metrics>"], args.kernel_regex, "<log.csv>")[:-2]
@@ -414,7 +419,7 @@ def main(argv=None):
         args.markdown.write_text(render_markdown(table, chapters, context), encoding="utf-8")
         log(f"wrote {args.markdown}")
     if args.csv:
-        write_csv(args.csv, table, chapters)
+        write_csv(args.csv, full_table, chapters)
         log(f"wrote {args.csv}")
     return EXIT_RUNTIME if failed else 0
 

@@ -118,6 +118,12 @@ class RunTest(unittest.TestCase):
         with open(table, newline="") as f:
             rows = list(csv.reader(f))
         self.assertEqual(rows[0], ["counter", "metric", "unit", "00_naive", "03_thread_tiling"])
+        # The CSV keeps every stall reason collected; the printed table only the largest.
+        csv_stalls = {row[1] for row in rows if row[1] in ncu_profile.STALLS}
+        self.assertEqual(csv_stalls, set(ncu_profile.STALLS))
+        printed = [line for line in proc.stdout.splitlines() if line.startswith("Stall")]
+        self.assertLess(len(printed), len(ncu_profile.STALLS))
+        self.assertIn("has every stall reason collected", markdown)
 
     def test_shape_and_hand_picked_metrics(self):
         proc = self.run_profile("--m", "64", "--n", "32", "--k", "16", "--chapters", "03",
