@@ -111,20 +111,43 @@ def binaries(build_dir, names):
     return found
 
 
-def build(build_dir, cache_args=()):
-    """Configure once (Release; Ninja when available; plus cache_args such as -DSGEMM_TUNING=ON),
-    then always run the incremental build."""
+def pyplot(script):
+    """matplotlib's pyplot on the file-only Agg backend, or None after one `error:` line saying that
+    `script` needs matplotlib (the caller then exits with EXIT_USAGE)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log(f"error: matplotlib is not installed (pip install matplotlib): {script} needs it")
+        return None
+    return plt
+
+
+def configure(build_dir, cache_args=()):
+    """Configure build_dir once (Release; Ninja when available; plus cache_args such as
+    -DSGEMM_TUNING=ON); an existing configuration is kept as it is."""
     build_dir = Path(build_dir)
-    if not (build_dir / "CMakeCache.txt").exists():
-        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
-                     *cache_args]
-        if shutil.which("ninja"):
-            configure += ["-G", "Ninja"]
-        prefix = os.environ.get("CMAKE_PREFIX_PATH")
-        if prefix:  # the environment uses ':' between entries, a CMake list uses ';'
-            configure.append("-DCMAKE_PREFIX_PATH=" + prefix.replace(os.pathsep, ";"))
-        run_build_step(configure)
-    run_build_step(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1)])
+    if (build_dir / "CMakeCache.txt").exists():
+        return
+    command = ["cmake", "-S", str(REPO), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
+               *cache_args]
+    if shutil.which("ninja"):
+        command += ["-G", "Ninja"]
+    prefix = os.environ.get("CMAKE_PREFIX_PATH")
+    if prefix:  # the environment uses ':' between entries, a CMake list uses ';'
+        command.append("-DCMAKE_PREFIX_PATH=" + prefix.replace(os.pathsep, ";"))
+    run_build_step(command)
+
+
+def build(build_dir, cache_args=(), targets=None):
+    """Configure once (see configure()), then always run the incremental build: of everything, or
+    of the given targets only."""
+    configure(build_dir, cache_args)
+    command = ["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1)]
+    if targets:
+        command += ["--target", *sorted(targets)]
+    run_build_step(command)
 
 
 def run_build_step(command):

@@ -20,7 +20,6 @@ and prints it, its (filtered) output and its exit code.
 
 import argparse
 import json
-import os
 import re
 import shlex
 import shutil
@@ -29,7 +28,7 @@ import sys
 from pathlib import Path
 
 from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO, ArgumentParser, log,
-                      run_build_step, select_chapters)
+                      build, select_chapters)
 
 EXAMPLES = """\
 examples:
@@ -127,18 +126,8 @@ def run_command(command, bin_dir, timeout, log_file=None):
 
 
 def configure_and_build(build_dir, targets):
-    build_dir = Path(build_dir)
-    if not (build_dir / "CMakeCache.txt").exists():
-        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
-                     "-DSGEMM_EXERCISES=ON", "-DSGEMM_TUNING=ON", "-DBUILD_TESTING=OFF"]
-        if shutil.which("ninja"):
-            configure += ["-G", "Ninja"]
-        prefix = os.environ.get("CMAKE_PREFIX_PATH")
-        if prefix:  # the environment uses ':' between entries, a CMake list uses ';'
-            configure.append("-DCMAKE_PREFIX_PATH=" + prefix.replace(os.pathsep, ";"))
-        run_build_step(configure)
-    run_build_step(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1),
-                    "--target", *sorted(targets)])
+    """The exercise build: every exercise patch and tuning candidate can be built in it."""
+    build(build_dir, ["-DSGEMM_EXERCISES=ON", "-DSGEMM_TUNING=ON", "-DBUILD_TESTING=OFF"], targets)
 
 
 def main(argv=None):

@@ -24,7 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-from chapters import EXIT_PASS, EXIT_USAGE, REPO
+from chapters import EXIT_PASS, EXIT_USAGE, REPO, pyplot
 
 INK = "#1f2328"
 
@@ -853,13 +853,8 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("error: matplotlib is not installed (pip install matplotlib): "
-              "scripts/figures.py needs it", file=sys.stderr)
+    plt = pyplot("scripts/figures.py")
+    if plt is None:
         return EXIT_USAGE
     from plot import COLOURS, STYLE  # the ladder's palette and style, so the figures match
     plt.rcParams.update(STYLE)

@@ -21,7 +21,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from chapters import CHAPTERS, EXIT_PASS, EXIT_USAGE
+from chapters import CHAPTERS, EXIT_PASS, EXIT_USAGE, pyplot
 
 EXAMPLES = """\
 examples:
@@ -361,13 +361,8 @@ def output_folder(out):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("error: matplotlib is not installed (pip install matplotlib): "
-              "scripts/plot.py needs it", file=sys.stderr)
+    plt = pyplot("scripts/plot.py")
+    if plt is None:
         return EXIT_USAGE
     try:
         document = load(args.results)

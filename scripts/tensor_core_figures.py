@@ -23,7 +23,8 @@ import re
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from chapters import EXIT_USAGE, REPO, pyplot
+
 BANKS = 32
 
 
@@ -252,13 +253,9 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", help="write into OUT/<chapter>/ instead of <chapter>/figures/")
     args = parser.parse_args(argv)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("error: matplotlib is not installed (pip install matplotlib)", file=sys.stderr)
-        return 2
+    plt = pyplot("scripts/tensor_core_figures.py")
+    if plt is None:
+        return EXIT_USAGE
     try:
         tile08 = tile_of(REPO / "08_tensor_cores" / "tensor_cores.cu")
         dirs = {}

@@ -16,7 +16,6 @@ They go to docs/results/<gpu>/tuning_<NN>.md (the chapters' READMEs cite them) a
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from chapters import (CHAPTERS, EXIT_PASS, EXIT_RUNTIME, EXIT_WRONG, EXIT_USAGE, REPO, ArgumentParser,
-                      git_commit, gpu_slug, log, parse_int_list, run_build_step, select_chapters)
+                      build, configure, git_commit, gpu_slug, log, parse_int_list, select_chapters)
 
 EXAMPLES = """\
 examples:
@@ -89,21 +88,12 @@ def targets_for(build_dir, chapter, what):
 def build_tuning(build_dir, chapters, what):
     """Configure the tuning build once (like the `tuning` preset, in build_dir), then build only
     the chosen chapters' targets: the other chapters' candidates would only cost compile time."""
-    build_dir = Path(build_dir)
-    if not (build_dir / "CMakeCache.txt").exists():
-        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
-                     "-DSGEMM_TUNING=ON", "-DBUILD_TESTING=OFF"]
-        if shutil.which("ninja"):
-            configure += ["-G", "Ninja"]
-        prefix = os.environ.get("CMAKE_PREFIX_PATH")
-        if prefix:  # the environment uses ':' between entries, a CMake list uses ';'
-            configure.append("-DCMAKE_PREFIX_PATH=" + prefix.replace(os.pathsep, ";"))
-        run_build_step(configure)
+    cache_args = ["-DSGEMM_TUNING=ON", "-DBUILD_TESTING=OFF"]
+    configure(build_dir, cache_args)  # the candidates' list is written at configure time
     targets = []
     for chapter in chapters:
         targets += [t for t in targets_for(build_dir, chapter, what) if t not in targets]
-    run_build_step(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1),
-                    "--target", *targets])
+    build(build_dir, cache_args, targets)
 
 
 def run_one(binary, sizes, samples):
