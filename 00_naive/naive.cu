@@ -2,7 +2,8 @@
 // SGEMM tutorial, chapter 00: the naive kernel.
 //
 //   [00 naive] -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
-//   -> 05 bank conflicts -> 06 double buffer
+//   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> 08 tensor cores
+//   -> 09 3xTF32
 //
 // One thread computes one element of C = alpha * A * B + beta * C by walking a row of A and a
 // column of B straight from global memory. The mapping is the one most first attempts write:

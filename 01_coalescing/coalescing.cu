@@ -2,7 +2,8 @@
 // SGEMM tutorial, chapter 01: global-memory coalescing.
 //
 //   00 naive -> [01 coalescing] -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
-//   -> 05 bank conflicts -> 06 double buffer
+//   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> 08 tensor cores
+//   -> 09 3xTF32
 //
 // The kernel of chapter 00 with one change: threadIdx.x now walks the COLUMNS of C. The 32
 // threads of a warp read 32 consecutive floats of a row of B (four 32-byte sectors, one cache

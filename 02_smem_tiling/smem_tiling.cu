@@ -2,7 +2,8 @@
 // SGEMM tutorial, chapter 02: block tiling through shared memory.
 //
 //   00 naive -> 01 coalescing -> [02 smem tiling] -> 03 thread tiling -> 04 vectorized
-//   -> 05 bank conflicts -> 06 double buffer
+//   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> 08 tensor cores
+//   -> 09 3xTF32
 //
 // Chapter 01 read every element of A and B from global memory once per thread that used it.
 // Here a block of kBlockM x kBlockN threads computes a kBlockM x kBlockN tile of C and walks K

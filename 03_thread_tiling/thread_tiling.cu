@@ -2,7 +2,8 @@
 // SGEMM tutorial, chapter 03: thread tiling (register blocking).
 //
 //   00 naive -> 01 coalescing -> 02 smem tiling -> [03 thread tiling] -> 04 vectorized
-//   -> 05 bank conflicts -> 06 double buffer
+//   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> 08 tensor cores
+//   -> 09 3xTF32
 //
 // In chapter 02 each thread computed one element of C, so every FMA needed a fresh value of B
 // from shared memory. Here each thread computes kThreadM x kThreadN elements of C, kept in

@@ -2,7 +2,8 @@
 // SGEMM tutorial, chapter 04: 128-bit loads and stores (float4).
 //
 //   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> [04 vectorized]
-//   -> 05 bank conflicts -> 06 double buffer
+//   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> 08 tensor cores
+//   -> 09 3xTF32
 //
 // Chapter 03 gave each of 256 threads an 8 x 8 block of C, but moved every float with its own
 // instruction. Here the same tiling moves 4 floats per instruction wherever it can:

@@ -2,7 +2,8 @@
 // SGEMM tutorial, chapter 05: shared-memory bank conflicts (warp tiling and padding).
 //
 //   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
-//   -> [05 bank conflicts] -> 06 double buffer
+//   -> [05 bank conflicts] -> 06 double buffer -> 07 any shape -> 08 tensor cores
+//   -> 09 3xTF32
 //
 // Chapter 04 read its fragments with LDS.128 but let threads land on shared-memory banks as
 // their thread index fell: the transposing stores of A into sA[k][m] hit every bank twice, and

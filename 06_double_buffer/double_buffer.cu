@@ -2,7 +2,8 @@
 // SGEMM tutorial, chapter 06: double buffering (a multi-stage cp.async pipeline).
 //
 //   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
-//   -> 05 bank conflicts -> [06 double buffer]
+//   -> 05 bank conflicts -> [06 double buffer] -> 07 any shape -> 08 tensor cores
+//   -> 09 3xTF32
 //
 // Chapter 05 loaded a K tile, waited at a barrier, computed it, waited again, then loaded the
 // next: while the tile travelled from DRAM the block's warps had nothing to do. Here the block

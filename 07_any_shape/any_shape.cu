@@ -2,7 +2,7 @@
 // SGEMM tutorial, chapter 07: any shape (the launcher decides how to cut the work).
 //
 //   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
-//   -> 05 bank conflicts -> 06 double buffer -> [07 any shape]
+//   -> 05 bank conflicts -> 06 double buffer -> [07 any shape] -> 08 tensor cores -> 09 3xTF32
 //
 // The kernel is chapter 06's. What changes is how the launcher cuts a problem into blocks, because
 // a GPU is only fast when every SM has work until the end:
