@@ -65,6 +65,15 @@ function(sgemm_add_binary_test name)
     RESOURCE_LOCK gpu)
 endfunction()
 
+# A sanitizer test on a machine without compute-sanitizer: registered anyway, so the missing tool
+# shows up as skipped, with its reason, rather than silently absent.
+function(sgemm_add_sanitizer_skip name)
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} "-DRECORD=${SGEMM_SKIP_DIR}/${name}"
+      "-DREASON=compute-sanitizer not found" -P "${PROJECT_SOURCE_DIR}/cmake/RecordSkip.cmake")
+  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SGEMM-SKIP")
+endfunction()
+
 function(sgemm_add_gpu_tests chapter)
   set(bin "$<TARGET_FILE:${chapter}>")
   sgemm_add_binary_test(${chapter}.shapes COMMAND ${bin} --verify-only
@@ -87,11 +96,7 @@ function(sgemm_add_gpu_tests chapter)
     EXPECT_RC 3 EXPECT_REGEX "error: shape 200000x200000x200000 needs [0-9.]+ GB of device memory")
   foreach(tool memcheck racecheck)
     if(NOT SGEMM_COMPUTE_SANITIZER)
-      # Registered anyway, so a missing tool shows up as skipped rather than silently absent.
-      add_test(NAME ${chapter}.${tool}
-        COMMAND ${CMAKE_COMMAND} "-DRECORD=${SGEMM_SKIP_DIR}/${chapter}.${tool}"
-          "-DREASON=compute-sanitizer not found" -P "${PROJECT_SOURCE_DIR}/cmake/RecordSkip.cmake")
-      set_tests_properties(${chapter}.${tool} PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SGEMM-SKIP")
+      sgemm_add_sanitizer_skip(${chapter}.${tool})
       continue()
     endif()
     set(extra "")
