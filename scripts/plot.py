@@ -40,6 +40,8 @@ exit codes:
 # more reuse a colour, never a (colour, marker) pair: MARKERS has one entry per chapter up to 10,
 # and every point also carries its chapter number.
 COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#8C6D31"]
+# Chapters past the palette's length repeat a colour; their bars take a hatch as well.
+HATCHES = ["", "//", "..", "xx"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "*", "h", "X", "<"]
 INK, CUBLAS_INK, PEAK_INK, GRID = "#1f2328", "#1f2328", "#b0262b", "#d0d7de"
 SMEM_INK, NOTE_INK = "#0072B2", "#57606a"
@@ -128,10 +130,17 @@ def pick_shape(rows, size):
     return size, size, size
 
 
-def cublas_median(rows, shape):
+def cublas_median(rows, shape, precision="FP32"):
+    """The median cuBLAS TFLOP/s of the chapter processes of one precision class: a TF32
+    chapter times cuBLAS TF32, which must not shift the FP32 line."""
     values = [r["cublas_tflops"] for r in rows
-              if shape_of(r) == shape and r.get("cublas_tflops") is not None]
+              if shape_of(r) == shape and r.get("cublas_tflops") is not None
+              and (r.get("precision") or "FP32") == precision]
     return statistics.median(values) if values else None
+
+
+def hatch(chapter):
+    return HATCHES[CHAPTERS.index(chapter) // len(COLOURS) % len(HATCHES)] if chapter in CHAPTERS else ""
 
 
 def pct_of_cublas(row):
@@ -166,7 +175,9 @@ def plot_bar(plt, document, shape, path):
     for bar, r in zip(bars, rows):
         failed = r.get("status") == "FAIL"
         pct = pct_of_cublas(r)
-        text = f"{r['tflops']:.1f}" + (f"\n{pct:.0f} %" if pct is not None else "")
+        of = " of TF32" if (r.get("precision") or "FP32") == "TF32" else ""
+        text = f"{r['tflops']:.1f}" + (f"\n{pct:.0f} %{of}" if pct is not None else "")
+        bar.set_hatch(hatch(r["chapter"]))
         ax.annotate(text + ("\nFAIL" if failed else ""),
                     (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 3),
                     textcoords="offset points", ha="center", va="bottom", fontsize=8.5,
@@ -177,15 +188,17 @@ def plot_bar(plt, document, shape, path):
             bar.set_hatch("//")
     cublas, peak = cublas_median(document["rows"], shape), device.get("fp32_peak_tflops")
     if cublas is not None:
-        ax.axhline(cublas, color=CUBLAS_INK, linewidth=1.6, label=f"cuBLAS {cublas:.1f} TFLOP/s")
+        ax.axhline(cublas, color=CUBLAS_INK, linewidth=1.6,
+                   label=f"cuBLAS FP32 {cublas:.1f} TFLOP/s")
     if peak:
         ax.axhline(peak, color=PEAK_INK, linewidth=1.4, linestyle="--",
                    label=f"FP32 peak {peak:.1f} TFLOP/s")
     ax.set_xticks(list(xs), [label(r["chapter"]) for r in rows], rotation=20, ha="right")
-    ax.set_ylabel("TFLOP/s (FP32)")
+    ax.set_ylabel("TFLOP/s")
     ax.set_ylim(0, max([peak or 0, cublas or 0] + [r["tflops"] for r in rows]) * 1.15)
     ax.grid(axis="x", visible=False)
-    ax.plot([], [], " ", label="on each bar: TFLOP/s and % of cuBLAS\n(timed in the same process)")
+    ax.plot([], [], " ", label="on each bar: TFLOP/s and % of cuBLAS in the mode of the\n"
+                               "chapter's precision (FP32, or TF32), timed in the same process")
     ax.legend(loc="upper left", fontsize=8.5)
     finish(fig, ax, f"SGEMM ladder, {shape_text(shape)}", device, path)
     plt.close(fig)
@@ -210,7 +223,7 @@ def plot_sizes(plt, document, path):
     if cublas:
         values += [v for _, v in cublas]
         ax.plot(*zip(*cublas), marker="x", markersize=5, linewidth=2.2, color=CUBLAS_INK,
-                label="cuBLAS (median)")
+                label="cuBLAS FP32 (median)")
     peak = device["fp32_peak_tflops"]
     ax.axhline(peak, color=PEAK_INK, linewidth=1.4, linestyle="--", label="FP32 peak")
     ax.set_xscale("log", base=2)
@@ -294,14 +307,14 @@ def plot_roofline(plt, document, shape, path):
     cublas = cublas_median(document["rows"], shape)
     if cublas is not None:
         ax.axhline(cublas, color=CUBLAS_INK, linewidth=1, linestyle=(0, (4, 3)),
-                   label=f"cuBLAS {cublas:.1f} TFLOP/s (measured)")
+                   label=f"cuBLAS FP32 {cublas:.1f} TFLOP/s (measured)")
     for r in rows:
         failed = r.get("status") == "FAIL"
         ax.scatter(r["ratio"], r["tflops"], s=60, color=colour(r["chapter"]), edgecolor=INK,
                    linewidth=0.6, marker="X" if failed else marker(r["chapter"]), zorder=3,
                    label=f"{label(r['chapter'])}: {r['ratio']:.3g} FLOP/byte, "
                          f"{r['tflops']:.1f} TFLOP/s" + (" (FAIL)" if failed else ""))
-    top = peak * 2
+    top = max([peak * 2] + [r["tflops"] * 2 for r in rows])  # tensor-core chapters pass the FP32 roof
     # Chapters 03-05 share one tile, so one ratio, and differ by a few TFLOP/s: their numbers go
     # in a column to the right of the points, each joined to its point by a thin line.
     logs = [(math.log10(r["ratio"]), math.log10(r["tflops"])) for r in rows]
@@ -320,7 +333,7 @@ def plot_roofline(plt, document, shape, path):
     ax.set_xlim(lo, hi)
     ax.set_ylim(bottom, top)
     ax.set_xlabel("modeled compute-to-memory ratio (FLOP per byte of global traffic, tile model)")
-    ax.set_ylabel("measured TFLOP/s (FP32)")
+    ax.set_ylabel("measured TFLOP/s (the tensor-core chapters pass the FP32 roof)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     if any(r["tflops"] > roof(r["ratio"], bandwidth) * 1.05 for r in rows):
         ax.text(1.01, 0.02, "Points above the DRAM slope:\nL1/L2 serve part of the\n"
