@@ -24,7 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-from chapters import EXIT_PASS, EXIT_USAGE, REPO, pyplot
+from chapters import EXIT_PASS, EXIT_USAGE, REPO, ArgumentParser, pyplot
 
 INK = "#1f2328"
 
@@ -833,14 +833,8 @@ def select(wanted):
     return [c for c in known if c in chosen]
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not argparse's usage block
-        print(f"error: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-
 def parse_args(argv):
-    parser = Parser(description=__doc__, epilog=EXAMPLES,
+    parser = ArgumentParser(description=__doc__, epilog=EXAMPLES,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chapters", nargs="+", metavar="CH",
                         help="chapters by number or name (default: every chapter with figures)")

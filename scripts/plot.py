@@ -21,7 +21,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from chapters import CHAPTERS, EXIT_PASS, EXIT_USAGE, pyplot
+from chapters import CHAPTERS, EXIT_PASS, EXIT_USAGE, ArgumentParser, pyplot
 
 EXAMPLES = """\
 examples:
@@ -343,14 +343,8 @@ def plot_roofline(plt, document, shape, path):
     plt.close(fig)
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not argparse's usage block
-        print(f"error: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-
 def parse_args(argv):
-    parser = Parser(description=__doc__, epilog=EXAMPLES,
+    parser = ArgumentParser(description=__doc__, epilog=EXAMPLES,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", type=Path,
                         help="folder with the results.json of a tour, e.g. docs/results/<your-gpu>")

@@ -18,33 +18,23 @@ Usage: python3 scripts/tensor_core_figures.py [--out DIR]
 Exit codes: 0 written, 2 bad usage (a source whose SGEMM_TILE cannot be read, matplotlib missing).
 """
 
-import argparse
-import re
 import sys
 from pathlib import Path
 
-from chapters import EXIT_USAGE, REPO, pyplot
+from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
+from figures import UsageError, parse_parameters
 
 BANKS = 32
 
 
-class UsageError(Exception):
-    pass
-
-
 def tile_of(source):
-    """{field: value} of the default SGEMM_TILE of a chapter source."""
-    text = re.sub(r"//[^\n]*", "", Path(source).read_text(encoding="utf-8"))
-    tile = re.search(r"^\s*#define\s+SGEMM_TILE\s+(.+)$", text, flags=re.M)
-    body = re.search(r"struct\s+TileShape\s*\{(.*?)\};", text, flags=re.S)
-    if not tile or not body:
-        raise UsageError(f"{source}: no SGEMM_TILE default or no struct TileShape")
-    fields = [n.strip() for decl in re.findall(r"\bint\s+([^;]+);", body.group(1))
-              for n in decl.split(",")]
-    values = [int(v) for v in tile.group(1).split(",")]
-    if len(fields) != len(values):
-        raise UsageError(f"{source}: SGEMM_TILE has {len(values)} values, TileShape {len(fields)}")
-    return dict(zip(fields, values))
+    """{field: value} of the default SGEMM_TILE of a chapter source (figures.py's reader, which
+    matches the values to the fields of the struct they initialise)."""
+    tile = {name: value for name, value in parse_parameters(source).items()
+            if not name.startswith(("k", "SGEMM_"))}
+    if not tile:
+        raise UsageError(f"{source}: no SGEMM_TILE default")
+    return tile
 
 
 # PTX ISA, mma.m16n8k8 with .tf32 operands; g = lane / 4, t = lane % 4.
@@ -250,7 +240,7 @@ def draw_promotion(plt, table, out):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", help="write into OUT/<chapter>/ instead of <chapter>/figures/")
     args = parser.parse_args(argv)
     plt = pyplot("scripts/tensor_core_figures.py")
