@@ -16,6 +16,17 @@
 #     for scripts/tune.py.
 set(SGEMM_BIN_DIR "${PROJECT_BINARY_DIR}/bin")
 
+# One binary of the tuning build: the chapter source compiled with `defines` (#define lines) in a
+# header forced in front of it, so no source is edited.
+function(sgemm_add_tuning_binary target source defines)
+  set(header "${PROJECT_BINARY_DIR}/tiles/${target}.h")
+  file(CONFIGURE OUTPUT "${header}" CONTENT "${defines}\n")
+  add_executable(${target} "${source}")
+  target_link_libraries(${target} PRIVATE sgemm::harness)
+  target_compile_options(${target} PRIVATE "SHELL:-include ${header}")
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${SGEMM_BIN_DIR}")
+endfunction()
+
 function(sgemm_add_chapter folder)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "TILES;VARIANTS")
   string(REGEX REPLACE "^[0-9]+_" "" stem "${folder}")
@@ -36,13 +47,7 @@ function(sgemm_add_chapter folder)
   if(SGEMM_TUNING)
     foreach(tile IN LISTS arg_TILES)
       string(REGEX REPLACE "[ ,]+" "_" suffix "${tile}")
-      set(header "${PROJECT_BINARY_DIR}/tiles/${folder}.tile_${suffix}.h")
-      file(CONFIGURE OUTPUT "${header}" CONTENT "#define SGEMM_TILE ${tile}\n")
-      add_executable(${folder}.tile_${suffix} "${source}")
-      target_link_libraries(${folder}.tile_${suffix} PRIVATE sgemm::harness)
-      target_compile_options(${folder}.tile_${suffix} PRIVATE "SHELL:-include ${header}")
-      set_target_properties(${folder}.tile_${suffix} PROPERTIES
-        RUNTIME_OUTPUT_DIRECTORY "${SGEMM_BIN_DIR}")
+      sgemm_add_tuning_binary(${folder}.tile_${suffix} "${source}" "#define SGEMM_TILE ${tile}")
     endforeach()
 
     set(manifest "")
@@ -57,13 +62,7 @@ function(sgemm_add_chapter folder)
       # a macro name and '=' follow it, so tile values keep their commas.
       string(REGEX REPLACE "^([A-Za-z_][A-Za-z0-9_]*)=" "#define \\1 " content "${definitions}")
       string(REGEX REPLACE ",([A-Za-z_][A-Za-z0-9_]*)=" "\n#define \\1 " content "${content}")
-      set(header "${PROJECT_BINARY_DIR}/tiles/${folder}.variant_${name}.h")
-      file(CONFIGURE OUTPUT "${header}" CONTENT "${content}\n")
-      add_executable(${folder}.variant_${name} "${source}")
-      target_link_libraries(${folder}.variant_${name} PRIVATE sgemm::harness)
-      target_compile_options(${folder}.variant_${name} PRIVATE "SHELL:-include ${header}")
-      set_target_properties(${folder}.variant_${name} PROPERTIES
-        RUNTIME_OUTPUT_DIRECTORY "${SGEMM_BIN_DIR}")
+      sgemm_add_tuning_binary(${folder}.variant_${name} "${source}" "${content}")
       string(APPEND manifest "${name}\t${definitions}\n")
     endforeach()
     file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/tiles/${folder}.variants" CONTENT "${manifest}")
