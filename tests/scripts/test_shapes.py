@@ -79,6 +79,26 @@ class ModelTest(unittest.TestCase):
             tile, splits, _ = shapes.plan(m, n, k, H100)
             self.assertLessEqual(splits * m * n * 4, shapes.MAX_WORKSPACE)
 
+    def test_chapter_06_plan_stays_unless_clearly_beaten(self):
+        # 7040^3: 64 x 128 is predicted 0.3 % faster than 128 x 256, inside the margin.
+        without_margin = min((shapes.plan(7040, 7040, 7040, H100, tiles=(t,)) for t in range(5)),
+                             key=lambda p: p[2])
+        self.assertNotEqual(without_margin[:2], (0, 1))
+        self.assertEqual(shapes.plan(7040, 7040, 7040, H100)[:2], (0, 1))
+        self.assertNotEqual(shapes.plan(4224, 4224, 4224, H100)[:2], (0, 1))
+
+    def test_a_64_wide_matrix_takes_a_64_wide_tile(self):
+        # 16384 x 64: a 128- or 256-wide tile computes half or three quarters zeros.
+        tile, _, _ = shapes.plan(16384, 64, 4096, H100)
+        self.assertEqual(shapes.TILES[tile][1], 64)
+
+    def test_fewer_resident_blocks_run_slower_per_block(self):
+        # 64 x 128: 4 blocks fit on an SM; one alone runs at 0.25^0.25 = 0.71 of the full rate.
+        full = shapes.sm_rate(H100, 2, 4, False)
+        self.assertAlmostEqual(shapes.sm_rate(H100, 2, 1, False) / full, 0.25 ** 0.25)
+        self.assertEqual(shapes.sm_rate(H100, 2, 9, False), full)
+        self.assertLess(shapes.sm_rate(H100, 0, 1, True), shapes.sm_rate(H100, 0, 1, False))
+
     def test_more_sms_never_predict_a_slower_plan(self):
         bigger = dict(H100, sms=264)
         for m, n, k in [(3000, 3000, 3000), (8192, 128, 8192), (1024, 1024, 1024)]:
@@ -107,21 +127,25 @@ class MirrorTest(unittest.TestCase):
 
     def test_tiles(self):
         tiles = {}
-        for name in ("LargeTile", "MediumTile", "SmallTile", "TinyTile"):
+        for name in ("LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile"):
             match = re.search(rf"using {name} = Tile<(\d+), (\d+), \d+, \d+, \d+, \d+, \d+, \d+>",
                               self.source)
             self.assertIsNotNone(match, name)
             tiles[name] = (int(match.group(1)), int(match.group(2)))
-        shares = re.findall(r"\{(\w+)::kBlockM, \w+::kBlockN, \w+::kThreads / 32, ([0-9.]+)\}",
-                            self.source)
+        shares = re.findall(r"\{(\w+)::kBlockM, \w+::kBlockN, \w+::kThreads / 32, ([0-9.]+), "
+                            r"([0-9.]+)\}", self.source)
         self.assertEqual(len(shares), len(shapes.TILES))
-        for (name, share), mirror in zip(shares, shapes.TILES):
+        self.assertEqual(int(self.constant("kNumTiles")), len(shapes.TILES))
+        for (name, share, split_share), mirror in zip(shares, shapes.TILES):
             self.assertEqual(tiles[name], mirror[:2], name)
             self.assertAlmostEqual(float(share), mirror[3], msg=name)
+            self.assertAlmostEqual(float(split_share), mirror[4], msg=name)
 
     def test_scalars_and_split_counts(self):
         self.assertEqual(int(self.constant("kFillK")), shapes.FILL_K)
-        self.assertEqual(float(self.constant("kSaturatingWarps")), shapes.SATURATING_WARPS)
+        self.assertEqual(float(self.constant("kOccupancyExponent")), shapes.OCCUPANCY_EXPONENT)
+        self.assertEqual(float(self.constant("kL2Speedup")), shapes.L2_SPEEDUP)
+        self.assertEqual(float(self.constant("kKeepMargin")), shapes.KEEP_MARGIN)
         self.assertEqual(float(self.constant("kLaunchSeconds")), shapes.LAUNCH_SECONDS)
         self.assertEqual(int(self.constant("kSliceAlign")), shapes.SLICE_ALIGN)
         splits = [int(v) for v in re.findall(r"\d+", self.constant("kSplitCandidates"))]
@@ -238,7 +262,7 @@ class SuiteRunTest(unittest.TestCase):
         self.assertEqual([c for c, _ in loads].count(5), 33)
         self.assertEqual(sum(c for c, _ in loads), 561)
         self.assertAlmostEqual(makespan, 5 * loads[0][1])
-        self.assertEqual({c for c, _ in shapes.sm_loads(4224, 4224, 4224, H100, 3, 1)[0]}, {33})
+        self.assertEqual({c for c, _ in shapes.sm_loads(4224, 4224, 4224, H100, 4, 1)[0]}, {33})
 
     def test_waves_bad_usage(self):
         for options, why in [(["--waves", "1,2"], "expected M,N,K"),
