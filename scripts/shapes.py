@@ -575,7 +575,7 @@ def main(argv=None):
             render(args.results_dir, document, bool(args.sawtooth))
             return EXIT_PASS
         if not args.no_build:
-            build(args.build_dir)
+            build(args.build_dir, targets=CHAPTERS)  # the suite runs chapters 06 and 07 only
         bins = binaries(args.build_dir, CHAPTERS)
         missing = [c for c in CHAPTERS if c not in bins]
         if missing:
