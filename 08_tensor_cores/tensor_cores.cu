@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -28,6 +29,10 @@
 
 // Tile shape (BM, BN, BK, WM, WN, STAGES), chosen on the H100: README.md, "Choosing the tile".
 // The tuning build (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
+// A tuning build that sets SGEMM_TILE measures a tile of the mma.sync kernel: it keeps that kernel.
+#if defined(SGEMM_TILE) && !defined(SGEMM_WGMMA)
+#define SGEMM_WGMMA 0
+#endif
 #ifndef SGEMM_TILE
 #define SGEMM_TILE 128, 256, 32, 64, 64, 3
 #endif
@@ -452,32 +457,364 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 }
 
-template <class T, bool kAlignedK, bool kAlignedN>
-void allow_smem() {
-  // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
-  cudaFuncSetAttribute(sgemm_tensor_cores<T, kAlignedK, kAlignedN>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+// ==== Hopper (sm_90a): the same product through wgmma ==========================================
+// On the H100 mma.sync is capped at 325 TFLOP/s (README.md, "The mma.sync ceiling"), 81 % of
+// cuBLAS TF32, which uses Hopper's warpgroup instruction instead: wgmma.mma_async, issued by the
+// four warps of a warpgroup together, reads its B operand straight from shared memory (no
+// fragment loads) and runs asynchronously, so the warps load the next fragments while it works.
+// For TF32, wgmma takes both operands K-major (k contiguous). A is (rows of A have k contiguous),
+// B is not (its rows have n contiguous). So the kernel computes C^T = B^T A^T: B^T is the
+// register operand, loaded by the lanes in exactly the fragment layout of mma.sync's A above,
+// with the same conflict-free 4-byte loads and rounding as the B fragments of the mma.sync
+// kernel, and A is the shared-memory operand, read by wgmma through a descriptor.
+// README.md, "Hopper: wgmma", walks through it.
+
+// wgmma exists only in code compiled for sm_90a (the "a": features of this architecture only).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SGEMM_WGMMA_BUILT 1
+#else
+#define SGEMM_WGMMA_BUILT 0
+#endif
+// SGEMM_WGMMA = 0 keeps the mma.sync kernel on the H100 too (README.md, "Results").
+#ifndef SGEMM_WGMMA
+#define SGEMM_WGMMA 1
+#endif
+#ifndef SGEMM_WGMMA_IN_FLIGHT
+#define SGEMM_WGMMA_IN_FLIGHT 1
+#endif
+
+// 1 in the machine code the driver loaded for this GPU when that code holds the wgmma kernel, 0
+// in code for other architectures, where the kernel below is only a stub; the launcher reads it.
+__device__ int wgmma_built = SGEMM_WGMMA_BUILT;
+
+// The Hopper tile. A warpgroup (128 threads) owns 64 columns of C; each wgmma.m64n128k8 gives
+// it 128 rows (its "N"); kBlockM / 128 of them cover the block's rows. kBlockK = 32 floats is one
+// 128-byte row, the width of the shared-memory swizzle wgmma reads.
+template <int kBlockM_, int kBlockN_, int kStages_>
+struct HopperTile {
+  static constexpr int kBlockM = kBlockM_;  // rows of C per block
+  static constexpr int kBlockN = kBlockN_;  // columns of C per block
+  static constexpr int kBlockK = 32;        // depth of one K tile: 128 bytes of floats
+  static constexpr int kStages = kStages_;  // K tiles held in shared memory at once
+  static constexpr int kWgmmaN = 128;       // rows of C per wgmma (its N)
+  static constexpr int kWgmmasM = kBlockM / kWgmmaN;
+  static constexpr int kWarpgroups = kBlockN / 64;
+  static constexpr int kThreads = 128 * kWarpgroups;
+
+  // sA[m][k]: rows of 32 floats (128 bytes), 16-byte chunk c of row r stored at chunk c ^ (r % 8)
+  // (the 128-byte swizzle): wgmma reads 8 rows of one chunk column at a time, which then lie in
+  // 8 different chunks, all 32 banks. sB[k][n] as in the mma.sync kernel: rows 8 banks apart.
+  static constexpr int kStrideA = kBlockK;
+  static constexpr int kStrideB = kBlockN + 8;
+  static constexpr int kSizeA = kBlockM * kStrideA;
+  static constexpr int kStageFloats = kSizeA + kBlockK * kStrideB;
+  // + 1024: the stages start on a 1024-byte boundary, where the swizzle pattern starts.
+  static constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float)) + 1024;
+
+  static constexpr int kChunksA = kBlockK / 4;
+  static constexpr int kRowsPerPassA = kThreads / kChunksA;
+  static constexpr int kPassesA = kBlockM / kRowsPerPassA;
+  static constexpr int kChunksB = kBlockN / 4;
+  static constexpr int kRowsPerPassB = kThreads / kChunksB;
+  static constexpr int kPassesB = kBlockK / kRowsPerPassB;
+
+  static_assert(kBlockM % kWgmmaN == 0 && kBlockN % 64 == 0, "whole wgmma tiles per block");
+  static_assert(kRowsPerPassA % 8 == 0, "a thread's A chunks keep one swizzle phase (row % 8)");
+  static_assert(kThreads % kChunksB == 0 && kBlockK % kRowsPerPassB == 0,
+                "every thread copies the same number of chunks of B");
+  static_assert(kStageFloats * sizeof(float) % 1024 == 0, "every stage starts on 1024 bytes");
+  // Tiles whose wgmma may still run while the next tile is prepared (0 or 1).
+  static constexpr int kInFlight = SGEMM_WGMMA_IN_FLIGHT;
+  static_assert(kStages >= 2 + kInFlight, "stages in the tensor cores, one being read, one loading");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
+};
+// (BM, BN, STAGES) of the wgmma kernel; the tuning build compiles other values.
+#ifndef SGEMM_HOPPER_TILE
+#define SGEMM_HOPPER_TILE 256, 128, 4
+#endif
+using HopperMainTile = HopperTile<SGEMM_HOPPER_TILE>;
+#ifndef SGEMM_HOPPER_SMALL_TILE
+#define SGEMM_HOPPER_SMALL_TILE 256, 64, 4
+#endif
+// for problems the big tile leaves SMs idle
+using HopperSmallTile = HopperTile<SGEMM_HOPPER_SMALL_TILE>;
+
+
+// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address,
+// leading-dimension offset (unused by a K-major swizzled operand; 1 by convention), stride
+// between groups of 8 rows (8 x 128 bytes), and swizzle mode 1 = 128-byte swizzle. Moving along
+// K inside the 128-byte row is adding bytes to the start address: the swizzle is applied to the
+// final address bits, so the same descriptor serves every k-step.
+__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
+  return ((smem_addr & 0x3FFFF) >> 4) | (1ull << 16) | (uint64_t{1024 >> 4} << 32) | (1ull << 62);
 }
 
-// Launches one tile shape over the whole problem.
-template <class T>
+// Generic-proxy writes to shared memory (st.shared after the rounding) become visible to the
+// async proxy that wgmma reads through.
+__device__ __forceinline__ void fence_proxy_async() {
+#if SGEMM_WGMMA_BUILT
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+// Orders this warpgroup's register writes (fragments, accumulators) before the next wgmma.
+__device__ __forceinline__ void wgmma_fence() {
+#if SGEMM_WGMMA_BUILT
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmma_commit() {
+#if SGEMM_WGMMA_BUILT
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+// Waits until at most kPending committed groups of wgmma are still running.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+#if SGEMM_WGMMA_BUILT
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+// Keeps the compiler from moving the computation of registers a wgmma reads (fragments,
+// accumulators) across a wgmma fence or wait: ptxas would otherwise serialize the wgmma.
+template <int N>
+__device__ __forceinline__ void pin(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void pin(uint32_t (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
+// d (64 x 128 of C^T per warpgroup) += a (64 x 8, registers) * b (8 x 128, shared memory).
+// d[4j + e] of lane (g, t) in warp w: row 16w + g + 8 (e / 2), column 8j + 2t + e % 2 of C^T.
+__device__ __forceinline__ void wgmma_tf32(float (&d)[64], const uint32_t (&a)[4], uint64_t b) {
+#if SGEMM_WGMMA_BUILT
+  // The three 1s: add to d (scale-d), and take A and B as they are (no negation).
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, 1, 1, 1;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+#else
+  __trap();
+#endif
+}
+
+template <class T, bool kAlignedK, bool kAlignedN>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    sgemm_wgmma(int m, int n, int k, float alpha, const float* __restrict__ A,
+                const float* __restrict__ B, float beta, float* __restrict__ C) {
+#if SGEMM_WGMMA_BUILT
+  extern __shared__ float4 smem_raw[];
+  const uint32_t raw_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  const uint32_t pad = (1024 - raw_base % 1024) % 1024;
+  float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(smem_raw) + pad);
+  const uint32_t smem_base = raw_base + pad;
+
+  const int tid = threadIdx.x;
+  const int block_row = blockIdx.y * T::kBlockM;
+  const int block_col = blockIdx.x * T::kBlockN;
+  const int warpgroup = tid / 128;
+  const int warp = (tid % 128) / 32;  // inside the warpgroup
+  const int lane = tid % 32;
+  const int g = lane / 4;
+  const int t = lane % 4;
+
+  // The copy plan of the mma.sync kernel, A's chunks at their swizzled places.
+  CopyPlan plan;
+  const int rows_left = m - block_row;
+  const bool edge_m = rows_left < T::kBlockM;
+  plan.a_row = tid / T::kChunksA;
+  plan.a_col = (tid % T::kChunksA) * 4;
+  plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
+  plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
+  plan.a_dst = plan.a_row * T::kStrideA + ((tid % T::kChunksA) ^ (plan.a_row % 8)) * 4;
+  plan.b_row = tid / T::kChunksB;
+  plan.b_col = (tid % T::kChunksB) * 4;
+  plan.b = B;
+  plan.b_src = block_col + plan.b_col;
+  plan.b_dst = plan.b_row * T::kStrideB + plan.b_col;
+
+  // Register operand: B^T at k t (and t + 4), columns 64 warpgroup + 16 warp + 2g (and + 1).
+  const int b_frag = T::kSizeA + t * T::kStrideB + 64 * warpgroup + 16 * warp + 2 * g;
+  const int num_tiles = ceil_div(k, T::kBlockK);
+
+  auto issue = [&](int tile, int stage) {
+    float* sA = smem + stage * T::kStageFloats;
+    const int k_left = k - tile * T::kBlockK;
+    if (tile == num_tiles - 1 || edge_m) {
+      copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
+                                               k_left);
+    } else {
+      copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
+                                                k_left);
+    }
+    plan.a += T::kBlockK;
+    plan.b += static_cast<int64_t>(T::kBlockK) * n;
+  };
+
+  // Prologue: kStages - 2 tiles ahead. One stage more than the mma.sync kernel is spent because
+  // wgmma is asynchronous: the tiles of the previous iteration may still be in the tensor cores.
+#pragma unroll
+  for (int s = 0; s < T::kStages - 1 - T::kInFlight; ++s) {
+    if (s < num_tiles) issue(s, s);
+    copy_commit();
+  }
+
+  float acc[T::kWgmmasM][64] = {};
+  uint32_t frag[2][T::kBlockK / kMmaK][4];  // two sets: the previous tile's may still be read
+
+  auto step = [&](int tile, auto parity) {
+    constexpr int P = decltype(parity)::value;
+    const int stage = tile % T::kStages;
+    float* sA = smem + stage * T::kStageFloats;
+    // Tile `tile` has landed (this thread's copies). Round them to TF32 in place, once, for
+    // every warpgroup's wgmma, and hand them to the async proxy.
+    copy_wait<T::kStages - 2 - T::kInFlight>();
+#pragma unroll
+    for (int i = 0; i < T::kPassesA; ++i) {
+      float4* chunk = reinterpret_cast<float4*>(sA + plan.a_dst + i * T::kRowsPerPassA * T::kStrideA);
+      float4 v = *chunk;
+      v.x = __uint_as_float(to_tf32(v.x));
+      v.y = __uint_as_float(to_tf32(v.y));
+      v.z = __uint_as_float(to_tf32(v.z));
+      v.w = __uint_as_float(to_tf32(v.w));
+      *chunk = v;
+    }
+    fence_proxy_async();
+    // The wgmma of tile - 1 may still run; wait for those of tile - 2, which read the stage
+    // refilled below and the fragment set loaded below. Waiting only now, not right after
+    // issuing, keeps two tiles of work queued in the tensor cores during the rounding above.
+    wgmma_wait<T::kInFlight>();
+    // Every thread's part of the tile is in, and every warpgroup is done with tile - 2.
+    __syncthreads();
+    constexpr int kAhead = T::kStages - 1 - T::kInFlight;
+    if (tile + kAhead < num_tiles) issue(tile + kAhead, (tile + kAhead) % T::kStages);
+    copy_commit();
+
+    // The register operand, B^T: lane (g, t) of warp w holds rows g and g + 8 of the warp's 16,
+    // k t and t + 4. Row r of the 64 may stand for any column of C as long as the epilogue
+    // agrees: rows g and g + 8 are columns 2g and 2g + 1, so each pair is one 8-byte load
+    // (lanes 0-15 of a load then cover the 32 banks once: rows of sB are 8 banks apart).
+    const float* b_stage = sA + b_frag;
+#pragma unroll
+    for (int s = 0; s < T::kBlockK / kMmaK; ++s) {
+      const float2 lo = *reinterpret_cast<const float2*>(b_stage + (kMmaK * s) * T::kStrideB);
+      const float2 hi = *reinterpret_cast<const float2*>(b_stage + (kMmaK * s + 4) * T::kStrideB);
+      frag[P][s][0] = to_tf32(lo.x);
+      frag[P][s][1] = to_tf32(lo.y);
+      frag[P][s][2] = to_tf32(hi.x);
+      frag[P][s][3] = to_tf32(hi.y);
+    }
+    // Descriptors of the A tile: rows 128 i .. 128 i + 127, k 8 s .. 8 s + 7 (offsets in units of
+    // 16 bytes). Computed, like the fragments, before the fence: ptxas serializes the wgmma if
+    // any of their inputs is written between them.
+    const uint64_t desc = smem_descriptor(smem_base + stage * T::kStageFloats * sizeof(float));
+    uint64_t descs[T::kBlockK / kMmaK][T::kWgmmasM];
+#pragma unroll
+    for (int s = 0; s < T::kBlockK / kMmaK; ++s) {
+#pragma unroll
+      for (int i = 0; i < T::kWgmmasM; ++i) {
+        descs[s][i] = desc + (i * T::kWgmmaN * T::kStrideA + kMmaK * s) * sizeof(float) / 16;
+        asm volatile("" : "+l"(descs[s][i])::"memory");
+      }
+      pin(frag[P][s]);
+    }
+#pragma unroll
+    for (int i = 0; i < T::kWgmmasM; ++i) pin(acc[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int s = 0; s < T::kBlockK / kMmaK; ++s) {
+#pragma unroll
+      for (int i = 0; i < T::kWgmmasM; ++i) wgmma_tf32(acc[i], frag[P][s], descs[s][i]);
+    }
+    wgmma_commit();
+  };
+
+  for (int tile = 0; tile < num_tiles; tile += 2) {
+    step(tile, std::integral_constant<int, 0>{});
+    if (tile + 1 < num_tiles) step(tile + 1, std::integral_constant<int, 1>{});
+  }
+  wgmma_wait<0>();
+#pragma unroll
+  for (int i = 0; i < T::kWgmmasM; ++i) pin(acc[i]);
+
+  // Epilogue: acc[i][4j + e] is C^T (row g + 8 (e / 2) of warp w's 16, column 8j + 2t + e % 2)
+  // of row block 128 i, i.e. C at row 128 i + 8j + 2t + e % 2, column 64 warpgroup + 16 warp +
+  // 2g + e / 2: registers e and e + 2 are neighbours in a row of C, one 8-byte store. A warp's
+  // store covers 64 bytes of each of 4 rows.
+#pragma unroll
+  for (int i = 0; i < T::kWgmmasM; ++i) {
+#pragma unroll
+    for (int j = 0; j < T::kWgmmaN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int row = block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
+        const int col = block_col + 64 * warpgroup + 16 * warp + 2 * g;
+        if (row >= m) continue;
+        float* c = C + static_cast<int64_t>(row) * n + col;
+        const float v0 = alpha * acc[i][4 * j + e];
+        const float v1 = alpha * acc[i][4 * j + e + 2];
+        if (kAlignedN) {
+          // N even: col < n implies col + 1 < n, and the pair starts on 8 bytes.
+          if (col >= n) continue;
+          float2 out = make_float2(v0, v1);
+          if (beta != 0.0f) {
+            const float2 old = *reinterpret_cast<const float2*>(c);
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+          }
+          *reinterpret_cast<float2*>(c) = out;
+        } else {
+          if (col < n) c[0] = beta != 0.0f ? v0 + beta * c[0] : v0;
+          if (col + 1 < n) c[1] = beta != 0.0f ? v1 + beta * c[1] : v1;
+        }
+      }
+    }
+  }
+#else
+  __trap();  // built without sm_90a code: the launcher never picks this kernel
+#endif
+}
+
+// Launches one tile shape of one kernel over the whole problem, in the instantiation for K % 4
+// and N % 4 (16-byte or 4-byte copies).
+template <class T, bool kHopper>
 void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float* C,
                  cudaStream_t stream) {
-  static const bool raised = [] {
-    allow_smem<T, true, true>();
-    allow_smem<T, true, false>();
-    allow_smem<T, false, true>();
-    allow_smem<T, false, false>();
+  using Kernel = void(int, int, int, float, const float*, const float*, float, float*);
+  Kernel* kernels[2][2];  // [K % 4 == 0][N % 4 == 0]
+  if constexpr (kHopper) {
+    kernels[1][1] = &sgemm_wgmma<T, true, true>;
+    kernels[1][0] = &sgemm_wgmma<T, true, false>;
+    kernels[0][1] = &sgemm_wgmma<T, false, true>;
+    kernels[0][0] = &sgemm_wgmma<T, false, false>;
+  } else {
+    kernels[1][1] = &sgemm_tensor_cores<T, true, true>;
+    kernels[1][0] = &sgemm_tensor_cores<T, true, false>;
+    kernels[0][1] = &sgemm_tensor_cores<T, false, true>;
+    kernels[0][0] = &sgemm_tensor_cores<T, false, false>;
+  }
+  // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
+  static const bool raised = [&] {
+    for (auto& row : kernels) {
+      for (Kernel* kernel : row) {
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+      }
+    }
     return true;
   }();
   (void)raised;
-  const bool aligned_k = p.k % 4 == 0;  // cudaMalloc pointers are 256-byte aligned
-  const bool aligned_n = p.n % 4 == 0;
-  auto* kernel =
-      aligned_k
-          ? (aligned_n ? &sgemm_tensor_cores<T, true, true> : &sgemm_tensor_cores<T, true, false>)
-          : (aligned_n ? &sgemm_tensor_cores<T, false, true>
-                       : &sgemm_tensor_cores<T, false, false>);
+  Kernel* kernel = kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
   sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
     const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM));
     kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B,
@@ -485,36 +822,63 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
   });
 }
 
-int sm_count() {
-  static const int count = [] {
-    int device = 0, sms = 0;
+// The GPU this process runs on: its SM count, and whether it takes the wgmma kernel: compute
+// capability 9.0, and the code the driver loaded for it was compiled for sm_90a (a build for
+// "90" without the "a", or SGEMM_WGMMA=0, keeps the mma.sync kernel).
+struct Gpu {
+  int sms = 0;
+  bool wgmma = false;
+};
+const Gpu& gpu() {
+  static const Gpu info = [] {
+    Gpu g;
+    int device = 0, major = 0, minor = 0, built = 0;
     cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return sms;
+    cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (SGEMM_WGMMA && major == 9 && minor == 0) {
+      g.wgmma = cudaMemcpyFromSymbol(&built, wgmma_built, sizeof built) == cudaSuccess && built == 1;
+      (void)cudaGetLastError();  // a failed query only means: no wgmma
+    }
+    return g;
   }();
-  return count;
+  return info;
 }
 
-// The big tile when it gives every SM at least one block; the small one otherwise.
+// The big tile when it gives every SM at least one block (the wgmma kernel: half of them, as
+// measured at 2048^3, where its 128 big blocks beat the small tile's 256); the small one otherwise.
+template <class Big>
 bool takes_small_tile(const sgemm::Problem& p) {
   const int64_t big_tiles =
-      static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  return big_tiles < sm_count();
+      static_cast<int64_t>(ceil_div(p.m, Big::kBlockM)) * ceil_div(p.n, Big::kBlockN);
+  return big_tiles < (std::is_same_v<Big, MainTile> ? gpu().sms : gpu().sms / 2);
 }
 
 void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B, float* C,
                          cudaStream_t stream) {
-  if (takes_small_tile(p)) {
-    launch_tile<SmallTile>(p, A, B, C, stream);
+  if (gpu().wgmma) {
+    if (takes_small_tile<HopperMainTile>(p)) {
+      launch_tile<HopperSmallTile, true>(p, A, B, C, stream);
+    } else {
+      launch_tile<HopperMainTile, true>(p, A, B, C, stream);
+    }
+  } else if (takes_small_tile<MainTile>(p)) {
+    launch_tile<SmallTile, false>(p, A, B, C, stream);
   } else {
-    launch_tile<MainTile>(p, A, B, C, stream);
+    launch_tile<MainTile, false>(p, A, B, C, stream);
   }
 }
 
 // The tile the launcher takes for this problem, for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return takes_small_tile(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  if (gpu().wgmma) {
+    return takes_small_tile<HopperMainTile>(p)
+               ? sgemm::TileSize{HopperSmallTile::kBlockM, HopperSmallTile::kBlockN}
+               : sgemm::TileSize{HopperMainTile::kBlockM, HopperMainTile::kBlockN};
+  }
+  return takes_small_tile<MainTile>(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+                                       : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
 }
 
 }  // namespace

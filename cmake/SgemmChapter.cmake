@@ -1,4 +1,4 @@
-# sgemm_add_chapter(<folder> [TILES <tile> ...] [VARIANTS <name:definitions> ...])
+# sgemm_add_chapter(<folder> [SM90A] [TILES <tile> ...] [VARIANTS <name:definitions> ...])
 #
 # One line per chapter in the top-level CMakeLists.txt. It
 #   - builds <folder>/<name>.cu (the folder name without its number) into bin/<folder>,
@@ -14,21 +14,26 @@
 #     with those macros defined through a forced include. The variants are a chapter's attribution
 #     rows, in the order given, and tiles/<folder>.variants lists them (name, tab, definitions)
 #     for scripts/tune.py.
+#   - with SM90A, compiles every one of these binaries for sm_90a where the list says 90
+#     (cmake/CudaArchitectures.cmake, sgemm_use_sm90a): the chapter has a wgmma kernel.
 set(SGEMM_BIN_DIR "${PROJECT_BINARY_DIR}/bin")
 
 # One binary of the tuning build: the chapter source compiled with `defines` (#define lines) in a
 # header forced in front of it, so no source is edited.
-function(sgemm_add_tuning_binary target source defines)
+function(sgemm_add_tuning_binary target source defines sm90a)
   set(header "${PROJECT_BINARY_DIR}/tiles/${target}.h")
   file(CONFIGURE OUTPUT "${header}" CONTENT "${defines}\n")
   add_executable(${target} "${source}")
   target_link_libraries(${target} PRIVATE sgemm::harness)
   target_compile_options(${target} PRIVATE "SHELL:-include ${header}")
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${SGEMM_BIN_DIR}")
+  if(sm90a)
+    sgemm_use_sm90a(${target})
+  endif()
 endfunction()
 
 function(sgemm_add_chapter folder)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "TILES;VARIANTS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SM90A" "" "TILES;VARIANTS")
   string(REGEX REPLACE "^[0-9]+_" "" stem "${folder}")
   set(source "${PROJECT_SOURCE_DIR}/${folder}/${stem}.cu")
   if(NOT EXISTS "${source}")
@@ -39,6 +44,9 @@ function(sgemm_add_chapter folder)
   target_link_libraries(${folder} PRIVATE sgemm::harness)
   set_target_properties(${folder} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${SGEMM_BIN_DIR}")
   set_property(GLOBAL APPEND PROPERTY SGEMM_CHAPTERS ${folder})
+  if(arg_SM90A)
+    sgemm_use_sm90a(${folder})
+  endif()
 
   if(BUILD_TESTING)
     sgemm_add_gpu_tests(${folder})
@@ -47,7 +55,8 @@ function(sgemm_add_chapter folder)
   if(SGEMM_TUNING)
     foreach(tile IN LISTS arg_TILES)
       string(REGEX REPLACE "[ ,]+" "_" suffix "${tile}")
-      sgemm_add_tuning_binary(${folder}.tile_${suffix} "${source}" "#define SGEMM_TILE ${tile}")
+      sgemm_add_tuning_binary(${folder}.tile_${suffix} "${source}" "#define SGEMM_TILE ${tile}"
+                              ${arg_SM90A})
     endforeach()
 
     set(manifest "")
@@ -62,7 +71,7 @@ function(sgemm_add_chapter folder)
       # a macro name and '=' follow it, so tile values keep their commas.
       string(REGEX REPLACE "^([A-Za-z_][A-Za-z0-9_]*)=" "#define \\1 " content "${definitions}")
       string(REGEX REPLACE ",([A-Za-z_][A-Za-z0-9_]*)=" "\n#define \\1 " content "${content}")
-      sgemm_add_tuning_binary(${folder}.variant_${name} "${source}" "${content}")
+      sgemm_add_tuning_binary(${folder}.variant_${name} "${source}" "${content}" ${arg_SM90A})
       string(APPEND manifest "${name}\t${definitions}\n")
     endforeach()
     file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/tiles/${folder}.variants" CONTENT "${manifest}")
