@@ -3,26 +3,35 @@
 """Figures of chapters 08 (tensor cores) and 09 (3xTF32), drawn from the chapters' own parameters.
 
 The tile is read from the default `#define SGEMM_TILE a, b, ...` of each chapter source (fields in
-the order of its TileShape struct); the mma.sync m16n8k8 fragment layout is the PTX ISA's
-("Matrix fragments for mma.m16n8k8", .tf32), written once below. No GPU is needed.
+the order of its TileShape struct), the Hopper tile from `#define SGEMM_HOPPER_TILE a, b, c` (the
+template parameters of the struct `using X = HopperTile<SGEMM_HOPPER_TILE>` names, with its literal
+constants and the shape of its wgmma instruction); the mma.sync m16n8k8 fragment layout is the PTX
+ISA's ("Matrix fragments for mma.m16n8k8", .tf32), written once below. No GPU is needed.
+wgmma.png carries the Hopper parameters it was drawn from (a PNG text chunk, as figures.py's
+figures do), so the host test sees when it no longer matches the source.
 
   08_tensor_cores/figures/fragments.png  who holds what of one m16n8k8: A, B and C fragments
   08_tensor_cores/figures/warp_tile.png  block -> warps -> mma tiles of the default tile
   08_tensor_cores/figures/banks.png      banks of the fragment loads: ldmatrix phases of A
                                          (rows padded to BK + 4) and the b0 loads of B (BN + 8)
+  08_tensor_cores/figures/wgmma.png      the Hopper kernel (SGEMM_HOPPER_TILE): block -> warpgroups
+                                         -> wgmma row blocks, the 128-byte swizzle of the A tile,
+                                         the lanes' B^T register operand
   09_3xtf32/figures/split.png            FP32 -> TF32 big + TF32 small: which bits each keeps
   09_3xtf32/figures/promotion.png        speed and error against the promotion interval, from the
                                          measured 09_3xtf32/figures/promotion_h100.csv
 
-Usage: python3 scripts/tensor_core_figures.py [--out DIR]
-Exit codes: 0 written, 2 bad usage (a source whose SGEMM_TILE cannot be read, matplotlib missing).
+Usage: python3 scripts/tensor_core_figures.py [--out DIR] [--root DIR]
+Exit codes: 0 written, 2 bad usage (a source whose SGEMM_TILE or SGEMM_HOPPER_TILE cannot be read,
+matplotlib missing).
 """
 
+import re
 import sys
 from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
-from figures import UsageError, parse_parameters
+from figures import UsageError, parse_parameters, stamp, strip_comments
 
 BANKS = 32
 
@@ -35,6 +44,92 @@ def tile_of(source):
     if not tile:
         raise UsageError(f"{source}: no SGEMM_TILE default")
     return tile
+
+
+HOPPER_FIELDS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kWgmmaN", "wgmma_m", "wgmma_n",
+                 "wgmma_k")
+SWIZZLE_BYTES = 128  # wgmma's 128-byte swizzle: 16-byte chunk c of row r lands at c ^ (r % 8)
+
+
+def hopper_tile_of(source):
+    """{HOPPER_FIELDS: value} of the wgmma kernel's default tile: the `#define SGEMM_HOPPER_TILE`
+    values matched to the template parameters of the struct `using X = HopperTile<...>` names,
+    its `static constexpr int kName = <parameter or literal>;` lines, and the m/n/k of its
+    wgmma.mma_async instruction."""
+    try:
+        text = strip_comments(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: cannot read: {error}") from None
+    default = re.search(r"^\s*#define\s+SGEMM_HOPPER_TILE\s+(.+)$", text, flags=re.M)
+    if not default:
+        raise UsageError(f"{source}: no `#define SGEMM_HOPPER_TILE` default")
+    try:
+        values = [int(v) for v in default.group(1).split(",")]
+    except ValueError:
+        raise UsageError(f"{source}: SGEMM_HOPPER_TILE is not a list of integers: "
+                         f"{default.group(1).strip()}") from None
+    user = re.search(r"\busing\s+\w+\s*=\s*(\w+)\s*<\s*SGEMM_HOPPER_TILE\s*>", text)
+    if not user:
+        raise UsageError(f"{source}: no `using <Name> = <Struct><SGEMM_HOPPER_TILE>;` says what "
+                         "the SGEMM_HOPPER_TILE values are")
+    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(user.group(1)) +
+                       r"\s*\{(.*?)\n\};", text, flags=re.S)
+    if not struct:
+        raise UsageError(f"{source}: template struct {user.group(1)} not found")
+    names = [p.split()[-1] for p in struct.group(1).split(",")]
+    if len(names) != len(values):
+        raise UsageError(f"{source}: SGEMM_HOPPER_TILE has {len(values)} values but "
+                         f"{user.group(1)} has {len(names)} template parameters")
+    given = dict(zip(names, values))
+    tile = {}
+    for name, value in re.findall(r"static\s+constexpr\s+int\s+(k\w+)\s*=\s*(\w+)\s*;",
+                                  struct.group(2)):
+        if value in given:
+            tile[name] = given[value]
+        elif value.isdigit():
+            tile[name] = int(value)
+    shape = re.search(r"wgmma\.mma_async\.sync\.aligned\.m(\d+)n(\d+)k(\d+)\.f32\.tf32", text)
+    if shape:
+        tile.update(zip(("wgmma_m", "wgmma_n", "wgmma_k"), map(int, shape.groups())))
+    missing = [n for n in HOPPER_FIELDS if n not in tile]
+    if missing:
+        raise UsageError(f"{source}: cannot find {', '.join(missing)} of the wgmma tile")
+    tile = {n: tile[n] for n in HOPPER_FIELDS}
+    # What the figure draws must hold for the kernel too (its static_asserts say the same).
+    checks = [(min(tile.values()) > 0, "every value must be positive"),
+              (tile["wgmma_n"] == tile["kWgmmaN"], "kWgmmaN is not the wgmma's n"),
+              (tile["kBlockM"] % tile["kWgmmaN"] == 0, "kBlockM is not a multiple of kWgmmaN"),
+              (tile["kBlockN"] % tile["wgmma_m"] == 0, "kBlockN is not a multiple of wgmma's m"),
+              (4 * tile["kBlockK"] == SWIZZLE_BYTES, "a row of the A tile is not 128 bytes")]
+    for ok, why in checks:
+        if not ok:
+            raise UsageError(f"{source}: SGEMM_HOPPER_TILE {default.group(1).strip()}: {why}")
+    return tile
+
+
+def hopper_signature(tile):
+    """The parameters wgmma.png is drawn from, as one line (stamped into the PNG)."""
+    return ("08_tensor_cores: " + ", ".join(f"{n} = {tile[n]}" for n in HOPPER_FIELDS[:5]) +
+            f"; wgmma m{tile['wgmma_m']}n{tile['wgmma_n']}k{tile['wgmma_k']}")
+
+
+def swizzled_chunk(row, chunk):
+    """Where 16-byte chunk `chunk` of row `row` of the A tile lies in shared memory."""
+    return chunk ^ (row % 8)
+
+
+def k_step_banks(k_step, swizzled):
+    """Banks hit by each of the 2 chunks (4 floats each) one k-step reads from rows 0-7 of the A
+    tile (rows of 128 bytes, so chunk position p is banks 4p .. 4p + 3 in every row)."""
+    out = []
+    for chunk in (2 * k_step, 2 * k_step + 1):
+        hits = [0] * BANKS
+        for row in range(8):
+            p = swizzled_chunk(row, chunk) if swizzled else chunk
+            for word in range(4):
+                hits[(4 * p + word) % BANKS] += 1
+        out.append(hits)
+    return out
 
 
 # PTX ISA, mma.m16n8k8 with .tf32 operands; g = lane / 4, t = lane % 4.
@@ -162,6 +257,102 @@ def draw_banks(plt, tile, out):
     plt.close(fig)
 
 
+def draw_wgmma(plt, tile, out):
+    """The Hopper kernel: the block tile by warpgroup and wgmma row block, the A tile's 128-byte
+    swizzle against none for one k-step, and the B^T fragments the lanes load from sB."""
+    from matplotlib.patches import Rectangle
+    bm, bn, bk, stages, wn = (tile[k] for k in HOPPER_FIELDS[:5])
+    mm, mk = tile["wgmma_m"], tile["wgmma_k"]
+    groups, blocks = bn // mm, bm // wn
+    fig = plt.figure(figsize=(14, 10))
+    outer = fig.add_gridspec(1, 2, width_ratios=[1, 2.3], wspace=0.12)
+    grid = outer[0, 1].subgridspec(2, 2, height_ratios=[1, 1], hspace=0.5, wspace=0.25)
+    # (1) The block tile: a warpgroup per mm columns, a wgmma row block per wn rows.
+    ax = fig.add_subplot(outer[0, 0])
+    ax.set_xlim(0, bn)
+    ax.set_ylim(bm, 0)
+    ax.set_aspect("equal")
+    cmap = plt.get_cmap("tab10")
+    for wg in range(groups):
+        for i in range(blocks):
+            ax.add_patch(Rectangle((mm * wg, wn * i), mm, wn, facecolor=cmap(wg % 10),
+                                   alpha=0.18 + 0.12 * (i % 2), edgecolor="black", lw=1.5))
+            ax.text(mm * (wg + 0.5), wn * (i + 0.5),
+                    f"warpgroup {wg}\nwgmma row\nblock {i}\n\n{wn} x {mm} of C\n"
+                    f"= {mm} x {wn} of C^T:\none m{mm}n{wn}k{mk}\nper k-step",
+                    ha="center", va="center", fontsize=8)
+        for w in range(1, mm // 16):  # the warps of a warpgroup: 16 columns each
+            ax.axvline(mm * wg + 16 * w, color="#57606a", lw=0.6, ls=":")
+        for w in range(mm // 16):
+            ax.text(mm * wg + 16 * w + 8, -3, f"w{w}", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(0, bn + 1, mm))
+    ax.set_yticks(range(0, bm + 1, wn))
+    ax.set_xlabel("column of the block's C tile", fontsize=8.5)
+    ax.set_ylabel("row", fontsize=8.5)
+    ax.set_title(f"(1) Block tile {bm} x {bn}, K tile {bk}, {stages} stages:\n"
+                 f"{groups} warpgroups ({128 * groups} threads) x {blocks} row blocks;\n"
+                 f"{blocks * bk // mk} wgmma per warpgroup per K tile\n", fontsize=9.5, loc="left")
+    # (2) One k-step reads 2 chunks (8 floats) of 8 rows; where do they lie?
+    for col, swizzled in ((0, False), (1, True)):
+        ax = fig.add_subplot(grid[0, col])
+        chunks = 4 * bk // 16
+        grid_axes(ax, 8, chunks, "", "", "row r of the A tile")
+        ax.set_xticks([p + 0.5 for p in range(chunks)],
+                      [f"{p}\n{4 * p}-{4 * p + 3}" for p in range(chunks)], fontsize=7)
+        ax.set_xlabel(f"16-byte chunk position p in a row of {bk} floats, its banks",
+                      fontsize=8.5)
+        for r in range(8):
+            for p in range(chunks):
+                c = swizzled_chunk(r, p) if swizzled else p  # c ^ r ^ r = c: its own inverse
+                read = c < 2
+                ax.add_patch(Rectangle((p, r), 1, 1, edgecolor="white", lw=1,
+                                       facecolor=("#0969da", "#bf8700")[c] if read else "#eaeef2"))
+                ax.text(p + 0.5, r + 0.5, f"c{c}", ha="center", va="center", fontsize=7.5,
+                        color="white" if read else "#57606a")
+        ways = max(max(h) for h in k_step_banks(0, swizzled))
+        how = ("128-byte swizzle (the kernel's):\nchunk c of row r at p = c ^ (r % 8)"
+               if swizzled else "without a swizzle:\nchunk c of row r at p = c")
+        verdict = ("8 rows in 8 chunk columns, all 32 banks:\nconflict-free" if ways == 1 else
+                   f"8 rows in one chunk column, 4 banks:\n{ways}-way conflict")
+        ax.set_title(f"(2{'b' if swizzled else 'a'}) A tile, {how}.\n"
+                     f"k-step 0 reads c0, c1 (k 0-7) of rows 0-7:\n{verdict}",
+                     fontsize=9.5, loc="left")
+    # (3) The register operand: which lane loads which float of sB for one k-step.
+    ax = fig.add_subplot(grid[1, :])
+    grid_axes(ax, mk, 16, "", "column n of C in the warp's 16 = n of sB[k][64 wg + 16 w + n]",
+              "k of the k-step")
+    for lane in range(32):
+        for reg, (row, k) in enumerate(a_fragment(lane)):
+            cell(ax, plt, k, 2 * (row % 8) + row // 8, lane, f"a{reg}")
+    for g in range(8):
+        for k in range(mk):
+            ax.add_patch(Rectangle((2 * g + 0.06, k + 0.06), 1.88, 0.88, fill=False,
+                                   edgecolor="#cf222e", lw=1.1))
+    ax.set_title("(3) B^T, the register operand, one k-step of warp w in warpgroup wg (cells: "
+                 "lane, register).\nLane l = 4g + t holds rows g and g + 8 of the warp's 16 x 8 "
+                 "fragment at k = t and t + 4;\nthose rows stand for columns 2g and 2g + 1 of C, "
+                 "neighbours in sB[k][n]: each red pair is one 8-byte load.", fontsize=9.5,
+                 loc="left")
+    fig.suptitle(f"08 Hopper kernel, SGEMM_HOPPER_TILE {bm}, {bn}, {stages}: C^T = B^T A^T with "
+                 f"wgmma.mma_async.m{mm}n{wn}k{mk} (TF32),\nA from swizzled shared memory, B^T "
+                 "from registers", fontsize=11.5, x=0.01, ha="left", fontweight="bold")
+    fig.text(0.01, 0.04, f"Accumulators: each thread holds {blocks} x {mm * wn // 128} floats; "
+             f"d[4j + e] of row block i, lane (g, t), warp w of warpgroup wg is C at row {wn} i + "
+             f"8j + 2t + e % 2, column {mm} wg + 16 w + 2g + e / 2.", fontsize=8.5)
+    fig.text(0.01, 0.012, "08_tensor_cores default SGEMM_HOPPER_TILE, drawn by "
+             "scripts/tensor_core_figures.py", fontsize=7, color="#57606a")
+    fig.subplots_adjust(left=0.05, right=0.97, top=0.84, bottom=0.1)
+    # A 256-colour palette, as figures.py's figures: a third of the size for a flat diagram.
+    import io
+    from PIL import Image
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
+    plt.close(fig)
+    buffer.seek(0)
+    Image.open(buffer).convert("RGB").quantize(256).save(out, optimize=True)
+    stamp(out, hopper_signature(tile))
+
+
 def draw_split(plt, out):
     from matplotlib.patches import Rectangle
     fig, ax = plt.subplots(figsize=(11, 3.2))
@@ -242,15 +433,19 @@ def draw_promotion(plt, table, out):
 def main(argv):
     parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", help="write into OUT/<chapter>/ instead of <chapter>/figures/")
+    parser.add_argument("--root", type=Path, default=REPO,
+                        help="the tree whose chapter sources are read (default: this repository)")
     args = parser.parse_args(argv)
     plt = pyplot("scripts/tensor_core_figures.py")
     if plt is None:
         return EXIT_USAGE
+    root = args.root
     try:
-        tile08 = tile_of(REPO / "08_tensor_cores" / "tensor_cores.cu")
+        tile08 = tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
+        hopper08 = hopper_tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
         dirs = {}
         for chapter in ("08_tensor_cores", "09_3xtf32"):
-            d = Path(args.out) / chapter if args.out else REPO / chapter / "figures"
+            d = Path(args.out) / chapter if args.out else root / chapter / "figures"
             d.mkdir(parents=True, exist_ok=True)
             dirs[chapter] = d
     except (UsageError, OSError) as error:
@@ -259,9 +454,11 @@ def main(argv):
     jobs = [(dirs["08_tensor_cores"] / "fragments.png", lambda p: draw_fragments(plt, p)),
             (dirs["08_tensor_cores"] / "warp_tile.png", lambda p: draw_warp_tile(plt, tile08, p)),
             (dirs["08_tensor_cores"] / "banks.png", lambda p: draw_banks(plt, tile08, p)),
+            (dirs["08_tensor_cores"] / "wgmma.png", lambda p: draw_wgmma(plt, hopper08, p)),
             (dirs["09_3xtf32"] / "split.png", lambda p: draw_split(plt, p)),
             (dirs["09_3xtf32"] / "promotion.png",
-             lambda p: draw_promotion(plt, REPO / "09_3xtf32" / "figures" / "promotion_h100.csv", p))]
+             lambda p: draw_promotion(plt, root / "09_3xtf32" / "figures" / "promotion_h100.csv",
+                                      p))]
     for path, draw in jobs:
         try:
             draw(path)
