@@ -8,14 +8,18 @@
 // one warp-wide `mma.sync.aligned.m16n8k8` multiplies a 16 x 8 tile of A by an 8 x 8 tile of B
 // into a 16 x 8 tile of C, 1024 multiply-adds in one instruction. Its inputs are TF32: FP32's
 // sign and 8-bit exponent with only 10 of its 23 mantissa bits, so every element of A and B is
-// rounded (cvt.rna.tf32.f32) before it is multiplied; products and sums are FP32. The loads are
+// rounded (to_tf32) before it is multiplied; products and sums are FP32. The loads are
 // chapter 06's cp.async pipeline, now with 16-byte copies for A as well (A is kept row-major in
 // shared memory, the layout the mma wants), and the shared-memory rows are padded so that the
 // fragment loads (ldmatrix for A, 4-byte loads for B) are free of bank conflicts.
+// On Hopper (sm_90a code on a compute capability 9.0 GPU) mma.sync is capped below cuBLAS, and the
+// launcher takes a second kernel instead: the same product through wgmma.mma_async, the
+// warpgroup instruction that reads one operand straight from (swizzled) shared memory and runs
+// asynchronously (the "Hopper" section below).
 // Precision contract: TF32 (the harness verifies with a TF32 tolerance and compares the speed
 // with cuBLAS CUBLAS_COMPUTE_32F_FAST_TF32). Chapter 09 wins FP32 accuracy back.
-// Limits: sm_80 or newer (TF32 mma.sync); every shape, 16-byte copies where K % 4 == 0 (A) and
-// N % 4 == 0 (B), 4-byte copies otherwise.
+// Limits: sm_80 or newer (TF32 mma.sync); wgmma on sm_90a; every shape, 16-byte copies where
+// K % 4 == 0 (A) and N % 4 == 0 (B), 4-byte copies otherwise.
 // Example: build/bin/08_tensor_cores --size 4096
 
 #include <cstdint>
@@ -40,7 +44,7 @@
 // float4s (columns permuted, see warp_column()) instead of one 4-byte load per value: a quarter
 // of the load instructions, no bank conflicts either way, and measured slower on the H100.
 // SGEMM_ROUND_TF32 = 0 skips the rounding to TF32 (the tensor core then truncates: 2.7x the
-// error, shown only to price the rounding).
+// error, shown only to price the rounding); 2 rounds with cvt.rna.tf32.f32 (see to_tf32()).
 #ifndef SGEMM_VECTOR_B
 #define SGEMM_VECTOR_B 0
 #endif
@@ -156,11 +160,22 @@ __device__ __forceinline__ void copy_wait() {
 
 // ---- The tensor-core side ----------------------------------------------------------------------
 
-// FP32 -> TF32, rounded to nearest (ties away from zero): the low 13 mantissa bits become zero.
-// Without it the tensor core would simply ignore those bits (truncation, twice the error). sm_90
-// has no instruction for it: ptxas emits a compare (Inf/NaN stay as they are) and an add.
+// FP32 -> TF32, rounded to nearest (ties away from zero): add half a TF32 unit (2^12 in the bit
+// pattern) to every finite value. The tensor core reads only the 19 high bits of a TF32 operand
+// (sign, exponent, 10 mantissa bits) and ignores the 13 low ones, so they may stay as the add
+// left them. cvt.rna.tf32.f32 computes the same rounding and then clears the low bits: on sm_90
+// ptxas emits it as a compare (FSETP: Inf and NaN are left alone), a predicated add and a LOP3;
+// this is the first two, and measured 3-6 % faster at 4096^3 and 8192^3 (README.md, "Results").
+// Without any rounding the tensor core would truncate: 2.7x the error.
 __device__ __forceinline__ uint32_t to_tf32(float x) {
-#if SGEMM_ROUND_TF32
+#if SGEMM_ROUND_TF32 == 1
+  uint32_t r;
+  asm("{\n.reg .pred p;\n.reg .f32 a;\nabs.f32 a, %1;\nsetp.lt.f32 p, a, 0f7F800000;\n"
+      "mov.b32 %0, %1;\n@p add.u32 %0, %0, 4096;\n}\n"
+      : "=r"(r)
+      : "f"(x));
+  return r;
+#elif SGEMM_ROUND_TF32 == 2
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return r;

@@ -12,10 +12,11 @@
 // into their FP32 accumulator with less care than an FP32 add (README.md, "Where the error
 // goes"), so every kPromote k-steps the tensor-core partial sums are added into separate FP32
 // accumulators on the CUDA cores and restarted from zero. Everything else is chapter 08's
-// kernel: cp.async pipeline, padded shared memory, ldmatrix for A.
+// kernels: cp.async pipeline, padded shared memory, ldmatrix for A, and on Hopper (sm_90a) the
+// wgmma kernel, whose rounding pass becomes a split pass (the "Hopper" section below).
 // Precision contract: FP32 (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32
 // tolerance; its speed is compared with that mode).
-// Limits: sm_80 or newer (TF32 mma.sync); every shape.
+// Limits: sm_80 or newer (TF32 mma.sync); wgmma on sm_90a; every shape.
 // Example: build/bin/09_3xtf32 --size 4096
 
 #include <cstdint>
@@ -170,7 +171,8 @@ __device__ __forceinline__ void copy_wait() {
 // ---- The tensor-core side ----------------------------------------------------------------------
 
 // FP32 -> TF32, rounded to nearest (ties away from zero): the low 13 mantissa bits become zero.
-// sm_90 has no instruction for it: ptxas emits a compare (Inf/NaN stay as they are) and an add.
+// On sm_90 ptxas emits a compare (Inf/NaN stay as they are), an add and a mask. Chapter 08 drops
+// the mask (the tensor core ignores those bits); the split needs it: x - big must be exact.
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
