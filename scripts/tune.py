@@ -287,8 +287,9 @@ def main(argv=None):
         text = [f"# {chapter}: tuning candidates", "",
                 f"Measured on {device.get('name', '?')} ({date}, {source}) by `{command_line(args, chapter)}`"
                 f" from the tuning build (`-DSGEMM_TUNING=ON`); at most {args.samples} timed "
-                f"samples per kernel and size, median; % of cuBLAS against cuBLAS FP32 timed in the "
-                f"same process. Variants and tiles are the `VARIANTS` and `TILES` of the chapter's "
+                f"samples per kernel and size, median; % of cuBLAS against the cuBLAS mode of each "
+                f"binary's precision contract (FP32, or TF32 for a TF32 chapter) timed in the same "
+                f"process. Variants and tiles are the `VARIANTS` and `TILES` of the chapter's "
                 f"`sgemm_add_chapter` line in CMakeLists.txt.", ""] + parts
         print("\n".join(text))
         if not args.no_save:
