@@ -15,7 +15,9 @@
 //    once). No atomics: the result is bit-identical from run to run;
 //  - rows not 16-byte aligned (N % 4 != 0): B is copied and C written 8 bytes at a time when N is
 //    even and 4 bytes otherwise, with neighbouring threads on neighbouring addresses (chapter 06
-//    made each thread copy four scattered floats).
+//    made each thread copy four scattered floats). When N is odd and the model says it pays, B is
+//    first copied once into a workspace whose rows are padded to a multiple of 4 floats, so the
+//    kernel copies B 16 bytes at a time again (C keeps its rows and is written 4 bytes at a time).
 // Limits: FP32 CUDA cores only (no tensor cores); cp.async needs sm_80 or newer.
 // Example: build/bin/07_any_shape --m 8192 --n 128 --k 8192
 
@@ -41,6 +43,9 @@
 #endif
 #ifndef SGEMM_EIGHT_BYTE_ROWS
 #define SGEMM_EIGHT_BYTE_ROWS 1  // 0: rows with N % 4 != 0 are always copied 4 bytes at a time
+#endif
+#ifndef SGEMM_PADDED_B
+#define SGEMM_PADDED_B 1  // 0: never copy B into padded rows (N odd stays on 4-byte copies)
 #endif
 
 namespace {
@@ -179,15 +184,16 @@ struct CopyPlan {
   int b_col;       // its chunk of a B row, relative to the block
   int b_row;       // its first row of the B tile
   int b_src;       // column of B it copies (block_col + b_col); 0 if outside the matrix
-  bool b_ok;       // that chunk of B exists (N % kVec == 0: a chunk is wholly inside or outside)
+  bool b_ok;       // that chunk of B starts inside the matrix (wholly inside when ldb == N; in a
+                   // padded copy its end may read the zeros past column N)
 };
 
 // Issues the copies of one K tile into one stage (chapter 06). kCheck: the tile may reach past
 // the matrix (last K tile of the slice, or bottom row of blocks); elements outside are
-// zero-filled and read from a valid address.
+// zero-filled and read from a valid address. ldb: floats from one row of B to the next.
 template <class T, int kVec, bool kCheck>
 __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& p, const float* A,
-                                          const float* B, int n, int rows_left, int k_left) {
+                                          const float* B, int ldb, int rows_left, int k_left) {
   // A, transposed on the way, 4 bytes at a time: 8 lanes read the 32 bytes of one row.
   const float* row_ptr = p.a;
 #pragma unroll
@@ -210,7 +216,7 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
   for (int c = 0; c < CB::kCopies; ++c) {
     const int row = p.b_row + c * CB::kRowsPerPass;
     const bool ok = (!kCheck || row < k_left) && p.b_ok;
-    const float* src = p.b + static_cast<int64_t>(c) * CB::kRowsPerPass * n + p.b_src;
+    const float* src = p.b + static_cast<int64_t>(c) * CB::kRowsPerPass * ldb + p.b_src;
     copy_async<kVec>(sB + row * T::kBlockN + p.b_col, kCheck && !ok ? B : src, ok);
   }
 }
@@ -283,16 +289,19 @@ __device__ __forceinline__ void store_c(float* dst, const float* v, float alpha,
 // C at the workspace and passes alpha = 1, beta = 0, so each slice stores its raw partial tile.
 // A keeps its full leading dimension k. The two kernels below differ only in how the compiler
 // is told to allocate registers.
-// kVec: floats per access of B and C rows (4 when N % 4 == 0, 2 when N is even, else 1).
-template <class T, int kVec, bool kSplit>
+// kVec: floats per access of B rows (4 when N % 4 == 0, 2 when N is even, else 1); kVecC: the
+// same for C, which differs only when B is a padded copy (kVec 4, kVecC 1): then B's rows are
+// ldb floats apart, otherwise ldb is not read and B's rows are N floats apart as in chapter 06.
+template <class T, int kVec, int kVecC, bool kSplit>
 __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, float alpha,
                                           const float* __restrict__ A, const float* __restrict__ B,
-                                          float beta, float* __restrict__ C,
+                                          int ldb_padded, float beta, float* __restrict__ C,
                                           int64_t c_slice_stride) {
   extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for LDS.128 and cp.async
   float* const smem = reinterpret_cast<float*>(smem_raw);
   constexpr int kSizeA = T::kBlockK * T::kStrideA;
   using CB = typename T::template CopyB<kVec>;
+  const int ldb = kVec == kVecC ? n : ldb_padded;
 
   // The slice, never empty: the launcher makes every slice start below k. Without split-K the
   // kernel is chapter 06's, instruction for instruction: A, B and K stay kernel parameters
@@ -327,7 +336,7 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
     plan.a_dst = plan.a_k * T::kStrideA + plan.a_row;
     plan.b_row = tid / CB::kThreadsPerRow;
     plan.b_col = (tid % CB::kThreadsPerRow) * kVec;
-    plan.b = B + static_cast<int64_t>(k_begin + plan.b_row) * n;
+    plan.b = B + static_cast<int64_t>(k_begin + plan.b_row) * ldb;
     plan.b_ok = block_col + plan.b_col < n;
     plan.b_src = plan.b_ok ? block_col + plan.b_col : 0;
   }
@@ -340,13 +349,14 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
     if (s < num_tiles) {
       float* sA = smem + s * T::kStageFloats;
       if (s == num_tiles - 1 || edge_m) {
-        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, n, rows_left, k_len - s * T::kBlockK);
+        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
+                                 k_len - s * T::kBlockK);
       } else {
-        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, n, rows_left,
+        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
                                   k_len - s * T::kBlockK);
       }
       plan.a += T::kBlockK;
-      plan.b += static_cast<int64_t>(T::kBlockK) * n;
+      plan.b += static_cast<int64_t>(T::kBlockK) * ldb;
     }
     copy_commit();
   }
@@ -367,14 +377,14 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
     if (next < num_tiles) {
       float* sA = smem + write_stage * T::kStageFloats;
       if (next == num_tiles - 1 || edge_m) {
-        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, n, rows_left,
+        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
                                  k_len - next * T::kBlockK);
       } else {
-        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, n, rows_left,
+        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
                                   k_len - next * T::kBlockK);
       }
       plan.a += T::kBlockK;
-      plan.b += static_cast<int64_t>(T::kBlockK) * n;
+      plan.b += static_cast<int64_t>(T::kBlockK) * ldb;
     }
     copy_commit();
 
@@ -396,8 +406,8 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
     }
   }
 
-  // Epilogue: C = alpha * acc + beta * C in chunks of kVec columns (a chunk is wholly inside or
-  // outside the matrix, since N % kVec == 0). With beta == 0, C is never read.
+  // Epilogue: C = alpha * acc + beta * C in chunks of kVecC columns (a chunk is wholly inside or
+  // outside the matrix, since N % kVecC == 0). With beta == 0, C is never read.
 #pragma unroll
   for (int g = 0; g < T::kThreadM / 4; ++g) {
 #pragma unroll
@@ -409,8 +419,8 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
       for (int h = 0; h < T::kThreadN / 4; ++h) {
         const int col = block_col + b_off + h * T::kLanesN * 4;
 #pragma unroll
-        for (int j = 0; j < 4; j += kVec) {
-          if (col + j < n) store_c<kVec>(c_row + col + j, &acc[4 * g + i][4 * h + j], alpha, beta);
+        for (int j = 0; j < 4; j += kVecC) {
+          if (col + j < n) store_c<kVecC>(c_row + col + j, &acc[4 * g + i][4 * h + j], alpha, beta);
         }
       }
     }
@@ -418,12 +428,12 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
 }
 
 // Without split-K: chapter 06's kernel, registers bounded by the occupancy the tile needs.
-template <class T, int kVec>
+template <class T, int kVec, int kVecC>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_any_shape(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
-                    const float* __restrict__ B, float beta, float* __restrict__ C,
+                    const float* __restrict__ B, int ldb, float beta, float* __restrict__ C,
                     int64_t c_slice_stride) {
-  gemm_tile<T, kVec, false>(m, n, k, k_slice, alpha, A, B, beta, C, c_slice_stride);
+  gemm_tile<T, kVec, kVecC, false>(m, n, k, k_slice, alpha, A, B, ldb, beta, C, c_slice_stride);
 }
 
 // With split-K: the same code plus the slice offsets, under an explicit register cap
@@ -431,12 +441,34 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 // split kernel differently and it ran 6 % slower than chapter 06's on the same work (46.1 against
 // 48.9 TFLOP/s at 4096^3, forced on one slice); capped at 240 registers it ran at 48.6
 // (README.md, "Pitfalls").
-template <class T, int kVec>
+template <class T, int kVec, int kVecC>
 __global__ void __maxnreg__(T::kSplitRegisters)
     sgemm_any_shape_split(int m, int n, int k, int k_slice, float alpha,
-                          const float* __restrict__ A, const float* __restrict__ B, float beta,
-                          float* __restrict__ C, int64_t c_slice_stride) {
-  gemm_tile<T, kVec, true>(m, n, k, k_slice, alpha, A, B, beta, C, c_slice_stride);
+                          const float* __restrict__ A, const float* __restrict__ B, int ldb,
+                          float beta, float* __restrict__ C, int64_t c_slice_stride) {
+  gemm_tile<T, kVec, kVecC, true>(m, n, k, k_slice, alpha, A, B, ldb, beta, C, c_slice_stride);
+}
+
+// The padded copy of B: row r of B (N floats, N odd) becomes row r of the workspace, ldb floats
+// (N rounded up to 4) with zeros past column N, so every row starts 16-byte aligned. One thread
+// per 4 floats of a row: its 4-byte reads are coalesced with its neighbours', its write is one
+// float4. Rows run along y (grid-stride past 65535 rows); the kernel moves 8 bytes per element
+// of B and is timed with the rest of the launcher (README.md, "Rows of odd length").
+constexpr int kPadThreads = 128;
+
+__global__ void __launch_bounds__(kPadThreads)
+    pad_rows(int k, int n, int ldb, const float* __restrict__ B, float* __restrict__ padded) {
+  const int col = 4 * (blockIdx.x * kPadThreads + threadIdx.x);
+  if (col >= ldb) return;
+  for (int64_t row = blockIdx.y; row < k; row += gridDim.y) {
+    const float* src = B + row * n + col;
+    float4 v;
+    v.x = src[0];  // col < ldb and ldb - n <= 3 mean col < n: the first float always exists
+    v.y = col + 1 < n ? src[1] : 0.0f;
+    v.z = col + 2 < n ? src[2] : 0.0f;
+    v.w = col + 3 < n ? src[3] : 0.0f;
+    *reinterpret_cast<float4*>(padded + row * ldb + col) = v;
+  }
 }
 
 // Split-K's second pass: C = alpha * (the sum of the slices) + beta * C. C and each slice are
@@ -499,10 +531,16 @@ __global__ void __launch_bounds__(kReduceThreads)
 //   time = ceil(tiles / SMs) * work per block / SM rate  [+ split-K's reduction]
 // and the launcher takes the fastest. Work per block: BM * BN * (K slice + kFillK) multiply-adds.
 // SM rate: FP32 lanes * clock * the tile's share of the peak at its full occupancy (measured),
-// scaled by (resident blocks / blocks per SM)^kOccupancyExponent when the busiest SM holds fewer
-// blocks than fit (fewer warps hide less of the barrier and copy latency). Split-K adds a second
-// launch and moves the partial sums: written, then read back within microseconds, from L2 while
-// they fit there.
+// scaled by (resident blocks / blocks per SM)^(the tile's occupancy exponent) when the busiest SM
+// holds fewer blocks than fit (fewer warps hide less of the barrier and copy latency). When the
+// busiest SM's blocks make more than one round but at most two, the blocks of the first round
+// start and finish together, and the second, partial round runs at its own occupancy (after
+// more rounds the blocks have drifted apart and the count of blocks is the better guide; not so
+// for a tile whose blocks run no faster alone, exponent 1: its last round always costs a full
+// one). Split-K adds a second launch and moves the partial sums: written, then read back within
+// microseconds, from L2 while they fit there. N odd: 4-byte copies of B run at kOddRowsShare of the
+// rate, unless B is first copied into padded rows, which costs a launch and 8 bytes of DRAM traffic
+// per element of B.
 
 struct TileModel {
   int block_m, block_n, warps;
@@ -513,23 +551,27 @@ struct TileModel {
   double peak_share;
   // The same for the split-K kernel, compiled apart: the same source with the slice offsets, but
   // the compiler schedules it differently; forcing it on one slice at 4096^3 measured the large
-  // tile 6 % slower, the 64 x 128 tile 0.5 % (README.md). Not measured for the other tiles.
+  // tile 6 % slower, the 64 x 128 tile 0.5 % (README.md). 128 x 128: measured 1.3 % faster
+  // than 64 x 128 at three split-K shapes where both fill their SMs (README.md). Not measured
+  // for the other tiles.
   double split_peak_share;
+  // How the SM's rate falls with fewer resident blocks: rate ~ (resident / full)^exponent.
+  // 0.25: one 4-warp block of 64 x 128 alone on each SM, chapter 06 at 1024^3 (0.71 of the
+  // full rate). 1: a 128 x 128 block runs no faster alone than beside another (measured at
+  // 1001 x 3003 x 5005, split-K 2: 384 blocks, 264 slots, as slow as two full rounds).
+  double occupancy_exponent;
 };
 constexpr int kNumTiles = 5;
 constexpr TileModel kTileModels[kNumTiles] = {
-    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.729, 0.724},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.690, 0.688},
-    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.701, 0.697},
-    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.694, 0.694},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.600, 0.600},
+    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.729, 0.724, 0.25},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.690, 0.705, 1.0},
+    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.701, 0.697, 0.25},
+    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.694, 0.694, 0.25},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.600, 0.600, 0.25},
 };
 // A block spends about kStages - 1 K tiles' worth of time before its first FMA (the pipeline
 // fills) and some more writing C: counted as this many extra k per block.
 constexpr int kFillK = 32;
-// A tile with a quarter of its blocks per SM runs at 0.25^0.25 = 0.71 of its rate: one 4-warp
-// block of 64 x 128 alone on each SM, chapter 06 at 1024^3.
-constexpr double kOccupancyExponent = 0.25;
 // A second kernel in the stream costs about its launch latency before it does any work.
 constexpr double kLaunchSeconds = 2e-6;
 // Partial sums that fit in L2 are read back from it: counted at this many times DRAM bandwidth.
@@ -542,6 +584,12 @@ constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12, 16,
 constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
+// N odd: the 4-byte copies of B run at this share of the aligned rate (measured on the H100
+// between 0.917, 128 x 256 at 8191^3, and 0.973, 128 x 256 split-K 4 at 1001 x 3003 x 5005;
+// README.md, "Rows of odd length").
+constexpr double kOddRowsShare = 0.95;
+// A padded copy of B is made only up to this size (it is B's own size, plus 3 floats a row).
+constexpr size_t kMaxPaddedBytes = size_t{1} << 30;
 
 struct Device {
   int sms;
@@ -551,12 +599,12 @@ struct Device {
   int blocks_per_sm[kNumTiles];  // occupancy of each tile's kernel (registers, shared memory)
 };
 
-template <class T, int kVec>
+template <class T, int kVec, int kVecC = kVec>
 void allow_shared_memory() {
   // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape<T, kVec>,
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape<T, kVec, kVecC>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape_split<T, kVec>,
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape_split<T, kVec, kVecC>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
 }
 
@@ -565,8 +613,9 @@ int prepare_tile() {
   allow_shared_memory<T, 4>();
   allow_shared_memory<T, 2>();
   allow_shared_memory<T, 1>();
+  allow_shared_memory<T, 4, 1>();  // the padded copy of B
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_any_shape<T, 4>,
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_any_shape<T, 4, 4>,
                                                            T::kThreads, T::kSmemBytes));
   return blocks > 0 ? blocks : 1;
 }
@@ -601,9 +650,10 @@ const Device& device() {
 
 // How the launcher cuts one problem.
 struct Plan {
-  int tile = 0;     // index into kTileModels
-  int splits = 1;   // K slices (1: no split-K)
-  int k_slice = 0;  // k per slice, a multiple of kSliceAlign (the last slice may be shorter)
+  int tile = 0;      // index into kTileModels
+  int splits = 1;    // K slices (1: no split-K)
+  int k_slice = 0;   // k per slice, a multiple of kSliceAlign (the last slice may be shorter)
+  bool pad = false;  // B first copied into rows of padded_ld(N) floats (N odd only)
   double seconds = 0;
 };
 
@@ -612,21 +662,40 @@ int64_t slice_stride(const sgemm::Problem& p) {
   return (static_cast<int64_t>(p.m) * p.n + 3) / 4 * 4;
 }
 
-size_t workspace_for(const sgemm::Problem& p, int splits) {
-  return splits > 1 ? static_cast<size_t>(splits) * slice_stride(p) * sizeof(float) : 0;
+// Floats per row of the padded copy of B: N rounded up to a float4.
+int padded_ld(int n) { return (n + 3) / 4 * 4; }
+
+size_t padded_bytes(const sgemm::Problem& p) {
+  return static_cast<size_t>(p.k) * padded_ld(p.n) * sizeof(float);
 }
 
-double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits,
-                       int k_slice) {
+// The workspace: the split-K slices first, then the padded copy of B (both whole float4s).
+size_t workspace_for(const sgemm::Problem& p, int splits, bool pad) {
+  return (splits > 1 ? static_cast<size_t>(splits) * slice_stride(p) * sizeof(float) : 0) +
+         (pad ? padded_bytes(p) : 0);
+}
+
+double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits, int k_slice,
+                       bool pad) {
   const TileModel& t = kTileModels[tile];
   const double blocks =
       static_cast<double>(ceil_div(p.m, t.block_m)) * ceil_div(p.n, t.block_n) * splits;
   const double per_sm = std::ceil(blocks / d.sms);  // blocks on the busiest SM
   const double full = d.blocks_per_sm[tile];
-  const double occupancy = std::pow(std::min(per_sm, full) / full, kOccupancyExponent);
   const double share = splits > 1 ? t.split_peak_share : t.peak_share;
-  const double rate = d.fma_per_s_per_sm * share * occupancy;
-  double seconds = per_sm * t.block_m * t.block_n * (static_cast<double>(k_slice) + kFillK) / rate;
+  const double rows = p.n % 2 == 1 && !pad ? kOddRowsShare : 1.0;  // 4-byte copies of B
+  // The SM's rate with `resident` of the tile's blocks on it.
+  const auto rate = [&](double resident) {
+    return d.fma_per_s_per_sm * share * rows *
+           std::pow(std::min(resident, full) / full, t.occupancy_exponent);
+  };
+  const double block = t.block_m * t.block_n * (static_cast<double>(k_slice) + kFillK);
+  const double rest = std::fmod(per_sm, full);
+  double seconds = per_sm * block / rate(per_sm);
+  if (rest > 0 && per_sm > full && (per_sm <= 2 * full || t.occupancy_exponent >= 1)) {
+    // Rounds that start together: full ones, then the rest at its own occupancy.
+    seconds = (per_sm - rest) * block / rate(full) + rest * block / rate(rest);
+  }
   if (splits > 1) {
     // Partial sums written (splits - 1 more than C alone), read back, C read (beta) and written.
     const double elements = static_cast<double>(p.m) * p.n;
@@ -634,34 +703,50 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
     const bool in_l2 = 4.0 * elements * splits <= d.l2_bytes;
     seconds += kLaunchSeconds + bytes / (d.dram_bytes_per_s * (in_l2 ? kL2Speedup : 1.0));
   }
+  if (pad) {
+    // B read (N floats a row) and its padded copy written (padded_ld(N) floats a row).
+    const double bytes = 4.0 * p.k * (static_cast<double>(p.n) + padded_ld(p.n));
+    seconds += kLaunchSeconds + bytes / d.dram_bytes_per_s;
+  }
   return seconds;
 }
 
-// The fastest (tile, splits) by the model; split-K only when the workspace can hold it.
+// The fastest (tile, splits, padded B or not) by the model; split-K and the padded copy only
+// when the workspace can hold them.
 Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
   const Device& d = device();
   Plan best;
   best.seconds = -1;
   static_assert(SGEMM_TILE_COUNT >= 1 && SGEMM_TILE_COUNT <= kNumTiles, "1 to kNumTiles tiles");
-  for (int tile = 0; tile < SGEMM_TILE_COUNT; ++tile) {
-    int last_splits = 0;
-    for (int wanted : kSplitCandidates) {
-      // Whole K tiles per slice (in 64 bits: K may be close to INT_MAX), at most K.
-      const int64_t aligned = int64_t{ceil_div(ceil_div(p.k, wanted), kSliceAlign)} * kSliceAlign;
-      const int k_slice = static_cast<int>(std::min<int64_t>(aligned, p.k));
-      const int splits = ceil_div(p.k, k_slice);  // every slice starts below K
-      if (splits == last_splits) continue;
-      last_splits = splits;
-      if (workspace_for(p, splits) > workspace_available) break;
-      const double seconds = predict_seconds(p, d, tile, splits, k_slice);
-      // Ties go to the earlier candidate: the larger tile, the fewer slices.
-      if (best.seconds < 0 || seconds < best.seconds) best = Plan{tile, splits, k_slice, seconds};
+  const bool can_pad = SGEMM_PADDED_B && p.n % 2 == 1 && padded_bytes(p) <= kMaxPaddedBytes;
+  for (const bool pad : {false, true}) {
+    if (pad && !can_pad) break;
+    for (int tile = 0; tile < SGEMM_TILE_COUNT; ++tile) {
+      int last_splits = 0;
+      for (int wanted : kSplitCandidates) {
+        // Whole K tiles per slice (in 64 bits: K may be close to INT_MAX), at most K.
+        const int64_t aligned = int64_t{ceil_div(ceil_div(p.k, wanted), kSliceAlign)} * kSliceAlign;
+        const int k_slice = static_cast<int>(std::min<int64_t>(aligned, p.k));
+        const int splits = ceil_div(p.k, k_slice);  // every slice starts below K
+        if (splits == last_splits) continue;
+        last_splits = splits;
+        if ((splits > 1 && !SGEMM_SPLIT_K) ||
+            workspace_for(p, splits, false) > kMaxWorkspaceBytes ||
+            workspace_for(p, splits, pad) > workspace_available) {
+          break;
+        }
+        const double seconds = predict_seconds(p, d, tile, splits, k_slice, pad);
+        // Ties go to the earlier candidate: B as it is, the larger tile, the fewer slices.
+        if (best.seconds < 0 || seconds < best.seconds) {
+          best = Plan{tile, splits, k_slice, pad, seconds};
+        }
+      }
     }
   }
   // Chapter 06's plan stays unless another is predicted clearly faster: the model's error is a
   // few per cent, and the other plans' gains below kKeepMargin measured between -2.3 % and
   // +1.6 % on the H100 (README.md, "The model, measured").
-  const Plan base{0, 1, p.k, predict_seconds(p, d, 0, 1, p.k)};
+  const Plan base{0, 1, p.k, false, predict_seconds(p, d, 0, 1, p.k, false)};
   return best.seconds * (1.0 + kKeepMargin) > base.seconds ? base : best;
 }
 
@@ -679,30 +764,35 @@ int reduce_groups(int64_t count, int slices, int sms) {
 
 // ---- The launcher -----------------------------------------------------------------------------
 
-template <class T, int kVec>
+template <class T, int kVec, int kVecC = kVec>
 void launch_slices(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
-                   float* out, float alpha, float beta, int64_t out_slice_stride,
+                   int ldb, float* out, float alpha, float beta, int64_t out_slice_stride,
                    cudaStream_t stream) {
-  auto* kernel = plan.splits > 1 ? &sgemm_any_shape_split<T, kVec> : &sgemm_any_shape<T, kVec>;
+  auto* kernel =
+      plan.splits > 1 ? &sgemm_any_shape_split<T, kVec, kVecC> : &sgemm_any_shape<T, kVec, kVecC>;
   sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
     const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM), plan.splits);
     kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, plan.k_slice, alpha,
-                                                         A + row0 * p.k, B, beta, out + row0 * p.n,
-                                                         out_slice_stride);
+                                                         A + row0 * p.k, B, ldb, beta,
+                                                         out + row0 * p.n, out_slice_stride);
   });
 }
 
 template <class T>
 void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
-                 float* out, float alpha, float beta, int64_t out_slice_stride,
-                 cudaStream_t stream) {
-  // cudaMalloc pointers are 256-byte aligned, so N decides the alignment of every row.
-  if (p.n % 4 == 0) {
-    launch_slices<T, 4>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
+                 const float* padded_b, float* out, float alpha, float beta,
+                 int64_t out_slice_stride, cudaStream_t stream) {
+  // cudaMalloc pointers are 256-byte aligned, so N decides the alignment of every row; the
+  // padded copy's rows are padded_ld(N) floats, all 16-byte aligned.
+  if (plan.pad) {
+    launch_slices<T, 4, 1>(p, plan, A, padded_b, padded_ld(p.n), out, alpha, beta, out_slice_stride,
+                           stream);
+  } else if (p.n % 4 == 0) {
+    launch_slices<T, 4>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride, stream);
   } else if (SGEMM_EIGHT_BYTE_ROWS && p.n % 2 == 0) {
-    launch_slices<T, 2>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
+    launch_slices<T, 2>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride, stream);
   } else {
-    launch_slices<T, 1>(p, plan, A, B, out, alpha, beta, out_slice_stride, stream);
+    launch_slices<T, 1>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride, stream);
   }
 }
 
@@ -730,25 +820,33 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
   const Plan plan = launch_plan(p, p.workspace ? p.workspace_size : 0);
   // One slice: straight into C. Several: raw partial tiles into the workspace, then the reduction.
   const bool split = plan.splits > 1;
-  float* out = split ? static_cast<float*>(p.workspace) : C;
+  float* const workspace = static_cast<float*>(p.workspace);
+  float* out = split ? workspace : C;
   const float alpha = split ? 1.0f : p.alpha;
   const float beta = split ? 0.0f : p.beta;
   const int64_t stride = slice_stride(p);
+  // N odd and padding pays: B copied into rows of padded_ld(N) floats, after the slices.
+  float* padded_b = nullptr;
+  if (plan.pad) {
+    padded_b = workspace + (split ? plan.splits * stride : 0);
+    const dim3 grid(ceil_div(padded_ld(p.n) / 4, kPadThreads), std::min(p.k, 65535));
+    pad_rows<<<grid, kPadThreads, 0, stream>>>(p.k, p.n, padded_ld(p.n), B, padded_b);
+  }
   switch (plan.tile) {
     case 0:
-      launch_tile<LargeTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      launch_tile<LargeTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
     case 1:
-      launch_tile<MediumTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      launch_tile<MediumTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
     case 2:
-      launch_tile<SmallTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      launch_tile<SmallTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
     case 3:
-      launch_tile<TallTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      launch_tile<TallTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
     default:
-      launch_tile<TinyTile>(p, plan, A, B, out, alpha, beta, stride, stream);
+      launch_tile<TinyTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
   }
   if (split) {
@@ -767,9 +865,11 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
   }
 }
 
-// The workspace split-K needs for this problem (0 when the model does not split).
+// The workspace this problem's plan needs: split-K's slices and the padded copy of B (0 when
+// the model does neither). plan_for caps each part itself.
 size_t workspace_bytes(const sgemm::Problem& p) {
-  return SGEMM_SPLIT_K ? workspace_for(p, plan_for(p, kMaxWorkspaceBytes).splits) : 0;
+  const Plan plan = plan_for(p, SIZE_MAX);
+  return workspace_for(p, plan.splits, plan.pad);
 }
 
 // The tile the launcher takes (given the workspace it asks for), for the harness's traffic model.

@@ -99,6 +99,31 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(shapes.sm_rate(H100, 2, 9, False), full)
         self.assertLess(shapes.sm_rate(H100, 0, 1, True), shapes.sm_rate(H100, 0, 1, False))
 
+    def test_odd_rows_are_padded_only_where_the_copy_pays(self):
+        # 4095 x 4097 x 4095: copying B costs ~1.4 % of the GEMM, the 4-byte copies 5 %.
+        self.assertTrue(shapes.plan(4095, 4097, 4095, H100, with_pad=True)[3])
+        # N even (8-byte copies, full speed) or a multiple of 4: never padded.
+        self.assertFalse(shapes.plan(4096, 4098, 4096, H100, with_pad=True)[3])
+        self.assertFalse(shapes.plan(4096, 4100, 4096, H100, with_pad=True)[3])
+        # Small: the copy's launch and traffic outweigh what it saves.
+        self.assertFalse(shapes.plan(257, 129, 255, H100, with_pad=True)[3])
+        # Without padding allowed, the same shape is predicted slower.
+        self.assertLess(shapes.plan(4095, 4097, 4095, H100)[2],
+                        shapes.plan(4095, 4097, 4095, H100, pad=False)[2])
+
+    def test_a_second_partial_round_runs_at_its_own_occupancy(self):
+        # 777 x 333 x 16383 on 64 x 128 (39 tiles): 20 slices are 5.9 blocks per SM, a round of 4
+        # and a round of 2 at (2/4)^0.25 of the rate; 10 slices (2.95 per SM) are predicted faster.
+        def seconds(wanted):
+            k_slice = shapes.ceil_div(shapes.ceil_div(16383, wanted), 16) * 16
+            return shapes.predict_seconds(777, 333, 16383, H100, 2, shapes.ceil_div(16383, k_slice),
+                                          k_slice)
+        self.assertLess(seconds(10), seconds(20))
+        self.assertEqual(shapes.plan(777, 333, 16383, H100)[:2], (2, 10))
+        # A 128 x 128 block runs no faster alone (exponent 1): 3 blocks per SM take two rounds.
+        self.assertAlmostEqual(shapes.sm_rate(H100, 1, 1, True) / shapes.sm_rate(H100, 1, 2, True),
+                               0.5)
+
     def test_more_sms_never_predict_a_slower_plan(self):
         bigger = dict(H100, sms=264)
         for m, n, k in [(3000, 3000, 3000), (8192, 128, 8192), (1024, 1024, 1024)]:
@@ -133,17 +158,20 @@ class MirrorTest(unittest.TestCase):
             self.assertIsNotNone(match, name)
             tiles[name] = (int(match.group(1)), int(match.group(2)))
         shares = re.findall(r"\{(\w+)::kBlockM, \w+::kBlockN, \w+::kThreads / 32, ([0-9.]+), "
-                            r"([0-9.]+)\}", self.source)
+                            r"([0-9.]+), ([0-9.]+)\}", self.source)
         self.assertEqual(len(shares), len(shapes.TILES))
         self.assertEqual(int(self.constant("kNumTiles")), len(shapes.TILES))
-        for (name, share, split_share), mirror in zip(shares, shapes.TILES):
+        for (name, share, split_share, exponent), mirror in zip(shares, shapes.TILES):
             self.assertEqual(tiles[name], mirror[:2], name)
             self.assertAlmostEqual(float(share), mirror[3], msg=name)
             self.assertAlmostEqual(float(split_share), mirror[4], msg=name)
+            self.assertAlmostEqual(float(exponent), mirror[6], msg=name)
 
     def test_scalars_and_split_counts(self):
         self.assertEqual(int(self.constant("kFillK")), shapes.FILL_K)
-        self.assertEqual(float(self.constant("kOccupancyExponent")), shapes.OCCUPANCY_EXPONENT)
+        self.assertEqual(float(self.constant("kOddRowsShare")), shapes.ODD_ROWS_SHARE)
+        self.assertIn("size_t{1} << 30", self.constant("kMaxPaddedBytes"))
+        self.assertEqual(shapes.MAX_PADDED, 1 << 30)
         self.assertEqual(float(self.constant("kL2Speedup")), shapes.L2_SPEEDUP)
         self.assertEqual(float(self.constant("kKeepMargin")), shapes.KEEP_MARGIN)
         self.assertEqual(float(self.constant("kLaunchSeconds")), shapes.LAUNCH_SECONDS)
