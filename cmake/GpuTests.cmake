@@ -108,14 +108,14 @@ function(sgemm_add_gpu_tests chapter)
       --m ${SGEMM_SANITIZER_M} --n ${SGEMM_SANITIZER_N} --k ${SGEMM_SANITIZER_K}
       --alpha 1.25 --beta 0.5 EXPECT_REGEX "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards")
   endforeach()
-  # Chapter 07 only: N odd, shapes for which its launcher (on a GPU of 100+ SMs) first copies B
-  # into rows padded to a multiple of 4 floats (07_any_shape/README.md, "Rows of odd length"):
-  # without split-K (4095 x 4097), with it (the others), many slices, beta != 0; memcheck on the
-  # smallest such shape (every padded row read and written inside the workspace).
+  # Chapter 07 only: N odd, shapes for which its launcher (on the H100's model; the host test
+  # scripts.shapes checks it) first copies B into rows padded to a multiple of 4 floats
+  # (07_any_shape/README.md, "Rows of odd length"): three tiles without split-K, 2 and 20 slices,
+  # beta != 0; memcheck on the smallest (every padded row read and written inside the workspace).
   if(chapter STREQUAL "07_any_shape")
-    set(padded_m "4095,1023,2049,777,513")
-    set(padded_n "4097,1025,2051,333,129")
-    set(padded_k "4095,1024,1023,16383,8191")
+    set(padded_m "4095,2047,3001,2049,1025")
+    set(padded_n "4097,2049,3001,2051,129")
+    set(padded_k "4095,2047,3001,1023,8191")
     sgemm_add_binary_test(${chapter}.padded_b COMMAND ${bin} --verify-only
       --m ${padded_m} --n ${padded_n} --k ${padded_k})
     sgemm_add_binary_test(${chapter}.padded_b_alpha_beta COMMAND ${bin} --verify-only
@@ -125,7 +125,7 @@ function(sgemm_add_gpu_tests chapter)
     else()
       sgemm_add_binary_test(${chapter}.padded_b_memcheck COMMAND ${SGEMM_COMPUTE_SANITIZER}
         --tool memcheck --leak-check full --error-exitcode 99 ${bin} --verify-only
-        --reference cpu --no-accuracy --m 513 --n 129 --k 8191 --alpha 1.25 --beta 0.5
+        --reference cpu --no-accuracy --m 1025 --n 129 --k 8191 --alpha 1.25 --beta 0.5
         EXPECT_REGEX "ERROR SUMMARY: 0 errors")
     endif()
   endif()

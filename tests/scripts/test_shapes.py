@@ -111,6 +111,20 @@ class ModelTest(unittest.TestCase):
         self.assertLess(shapes.plan(4095, 4097, 4095, H100)[2],
                         shapes.plan(4095, 4097, 4095, H100, pad=False)[2])
 
+    def test_the_padded_b_gpu_tests_take_the_padded_path(self):
+        # cmake/GpuTests.cmake's 07_any_shape.padded_b* shapes must be ones the launcher pads on
+        # the H100, or those tests would verify the 4-byte path instead.
+        text = (SCRIPTS.parent / "cmake" / "GpuTests.cmake").read_text()
+        dims = [[int(v) for v in re.search(rf'set\(padded_{d} "([0-9,]+)"\)', text).group(1)
+                 .split(",")] for d in "mnk"]
+        memcheck = re.search(r"--m (\d+) --n (\d+) --k (\d+) --alpha 1.25 --beta 0.5\n"
+                             r"\s+EXPECT_REGEX \"ERROR SUMMARY: 0 errors\"\)\n\s+endif", text)
+        shapes_ = list(zip(*dims)) + [tuple(int(v) for v in memcheck.groups())]
+        for m, n, k in shapes_:
+            self.assertTrue(shapes.plan(m, n, k, H100, with_pad=True)[3], (m, n, k))
+        self.assertTrue(any(shapes.plan(*s, H100)[1] > 1 for s in shapes_))
+        self.assertTrue(any(shapes.plan(*s, H100)[1] == 1 for s in shapes_))
+
     def test_a_second_partial_round_runs_at_its_own_occupancy(self):
         # 777 x 333 x 16383 on 64 x 128 (39 tiles): 20 slices are 5.9 blocks per SM, a round of 4
         # and a round of 2 at (2/4)^0.25 of the rate; 10 slices (2.95 per SM) are predicted faster.
