@@ -677,8 +677,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     plan.b += static_cast<int64_t>(T::kBlockK) * n;
   };
 
-  // Prologue: kStages - 2 tiles ahead. One stage more than the mma.sync kernel is spent because
-  // wgmma is asynchronous: the tiles of the previous iteration may still be in the tensor cores.
+  // Prologue: kStages - 1 - kInFlight tiles ahead. With a tile's wgmma left running across the
+  // next barrier (kInFlight = 1) one stage more is held than in the mma.sync kernel: that tile's
+  // stage cannot be refilled until its wgmma are done.
 #pragma unroll
   for (int s = 0; s < T::kStages - 1 - T::kInFlight; ++s) {
     if (s < num_tiles) issue(s, s);
