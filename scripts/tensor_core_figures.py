@@ -7,8 +7,9 @@ the order of its TileShape struct), the Hopper tile from `#define SGEMM_HOPPER_T
 template parameters of the struct `using X = HopperTile<SGEMM_HOPPER_TILE>` names, with its literal
 constants and the shape of its wgmma instruction); the mma.sync m16n8k8 fragment layout is the PTX
 ISA's ("Matrix fragments for mma.m16n8k8", .tf32), written once below. No GPU is needed.
-wgmma.png carries the Hopper parameters it was drawn from (a PNG text chunk, as figures.py's
-figures do), so the host test sees when it no longer matches the source.
+Every figure carries what it was drawn from (a PNG text chunk, as figures.py's figures do): the
+tile or Hopper tile, a digest of the measured CSV, or the layout and bit formats written below,
+so the host test sees a committed figure that no longer matches its source (out_of_date()).
 
   08_tensor_cores/figures/fragments.png  who holds what of one m16n8k8: A, B and C fragments
   08_tensor_cores/figures/warp_tile.png  block -> warps -> mma tiles of the default tile
@@ -23,17 +24,19 @@ figures do), so the host test sees when it no longer matches the source.
 
 Usage: python3 scripts/tensor_core_figures.py [--out DIR] [--root DIR]
 Exit codes: 0 written, 2 bad usage (a source whose SGEMM_TILE or SGEMM_HOPPER_TILE cannot be read,
-matplotlib missing).
+an unreadable promotion CSV, matplotlib missing).
 """
 
+import hashlib
 import re
 import sys
 from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
-from figures import UsageError, parse_parameters, stamp, strip_comments
+from figures import UsageError, parse_parameters, stamp, stamped, strip_comments, tile_text
 
 BANKS = 32
+PROMOTION_CSV = Path("09_3xtf32") / "figures" / "promotion_h100.csv"
 
 
 def tile_of(source):
@@ -111,6 +114,59 @@ def hopper_signature(tile):
     """The parameters wgmma.png is drawn from, as one line (stamped into the PNG)."""
     return ("08_tensor_cores: " + ", ".join(f"{n} = {tile[n]}" for n in HOPPER_FIELDS[:5]) +
             f"; wgmma m{tile['wgmma_m']}n{tile['wgmma_n']}k{tile['wgmma_k']}")
+
+
+def tile_signature(tile):
+    """The default SGEMM_TILE warp_tile.png and banks.png are drawn from, as one line (figures.py's
+    format; banks.png reads only BK and BN but, as there, the chapter's whole tile is stamped)."""
+    return "08_tensor_cores: " + tile_text(tile, tile)
+
+
+def digest(data):
+    """16 hex digits of SHA-256: enough to tell two contents apart, short enough to read."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def fragment_signature():
+    """The lanes' elements fragments.png draws: a digest of the PTX ISA table written below, so
+    an edit to a_fragment, b_fragment or c_fragment asks for a redraw."""
+    table = [(a_fragment(lane), b_fragment(lane), c_fragment(lane)) for lane in range(32)]
+    return ("mma.m16n8k8 .tf32 fragments (a, b, c of lanes 0-31): "
+            f"sha256 {digest(repr(table).encode())}")
+
+
+def table_signature(table):
+    """The measured CSV promotion.png is drawn from: its name and a digest of its bytes, so a
+    re-measured CSV without a redraw is seen."""
+    try:
+        data = Path(table).read_bytes()
+    except OSError as error:
+        raise UsageError(f"{table}: cannot read: {error.strerror}") from None
+    return f"{Path(table).name}: sha256 {digest(data)}"
+
+
+def signatures(root):
+    """{(chapter, figure): the line stamped into it}: what each figure is drawn from in root."""
+    source = root / "08_tensor_cores" / "tensor_cores.cu"
+    tile = tile_signature(tile_of(source))
+    return {("08_tensor_cores", "fragments.png"): fragment_signature(),
+            ("08_tensor_cores", "warp_tile.png"): tile,
+            ("08_tensor_cores", "banks.png"): tile,
+            ("08_tensor_cores", "wgmma.png"): hopper_signature(hopper_tile_of(source)),
+            ("09_3xtf32", "split.png"): split_signature(),
+            ("09_3xtf32", "promotion.png"): table_signature(root / PROMOTION_CSV)}
+
+
+def out_of_date(root):
+    """One line for each figure under root/<chapter>/figures/ whose stamp is not what root's
+    sources say now (a source changed without a redraw, or a figure never stamped)."""
+    stale = []
+    for (chapter, name), want in signatures(root).items():
+        png = root / chapter / "figures" / name
+        if not png.is_file() or stamped(png) != want:
+            stale.append(f"{chapter}/figures/{name} is out of date: run "
+                         "python3 scripts/tensor_core_figures.py")
+    return stale
 
 
 def swizzled_chunk(row, chunk):
@@ -350,7 +406,20 @@ def draw_wgmma(plt, tile, out):
     plt.close(fig)
     buffer.seek(0)
     Image.open(buffer).convert("RGB").quantize(256).save(out, optimize=True)
-    stamp(out, hopper_signature(tile))
+
+
+# (label, row, sign, exponent, mantissa bits, colour) of split.png; small starts SPLIT_SHIFT bits
+# into x's stored mantissa, below big's 10.
+SPLIT_ROWS = [("FP32 x", 0, 1, 8, 23, "#0969da"),
+              ("TF32 big = rna(x)", 1, 1, 8, 10, "#2da44e"),
+              ("TF32 small = rna(x - big)", 2, 1, 8, 10, "#bf8700")]
+SPLIT_SHIFT = 11
+
+
+def split_signature():
+    """The bit formats split.png draws, as one line."""
+    return ("; ".join(f"{label}: {s} + {e} + {m} bits" for label, _, s, e, m, _ in SPLIT_ROWS) +
+            f"; small from bit {SPLIT_SHIFT} of x's mantissa")
 
 
 def draw_split(plt, out):
@@ -359,15 +428,11 @@ def draw_split(plt, out):
     ax.set_xlim(-7, 34)
     ax.set_ylim(4.2, -0.6)
     ax.axis("off")
-    rows = [("FP32 x", 0, 1, 8, 23, "#0969da"),
-            ("TF32 big = rna(x)", 1, 1, 8, 10, "#2da44e"),
-            ("TF32 small = rna(x - big)", 2, 1, 8, 10, "#bf8700"),
-            ]
-    for label, r, s, e, m, colour in rows:
+    for label, r, s, e, m, colour in SPLIT_ROWS:
         ax.text(-0.5, r + 0.45, label, ha="right", va="center", fontsize=9)
         ax.add_patch(Rectangle((0, r), 1, 0.9, facecolor="#8c959f"))
         ax.add_patch(Rectangle((1, r), 8, 0.9, facecolor="#d0d7de"))
-        shift = 11 if r == 2 else 0
+        shift = SPLIT_SHIFT if r == 2 else 0
         ax.add_patch(Rectangle((9 + shift, r), m, 0.9, facecolor=colour))
         if r == 2:
             ax.add_patch(Rectangle((9 + shift + m, r), 23 - shift - m, 0.9, facecolor="#eaeef2"))
@@ -443,6 +508,7 @@ def main(argv):
     try:
         tile08 = tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
         hopper08 = hopper_tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
+        signs = signatures(root)
         dirs = {}
         for chapter in ("08_tensor_cores", "09_3xtf32"):
             d = Path(args.out) / chapter if args.out else root / chapter / "figures"
@@ -451,17 +517,17 @@ def main(argv):
     except (UsageError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    jobs = [(dirs["08_tensor_cores"] / "fragments.png", lambda p: draw_fragments(plt, p)),
-            (dirs["08_tensor_cores"] / "warp_tile.png", lambda p: draw_warp_tile(plt, tile08, p)),
-            (dirs["08_tensor_cores"] / "banks.png", lambda p: draw_banks(plt, tile08, p)),
-            (dirs["08_tensor_cores"] / "wgmma.png", lambda p: draw_wgmma(plt, hopper08, p)),
-            (dirs["09_3xtf32"] / "split.png", lambda p: draw_split(plt, p)),
-            (dirs["09_3xtf32"] / "promotion.png",
-             lambda p: draw_promotion(plt, root / "09_3xtf32" / "figures" / "promotion_h100.csv",
-                                      p))]
-    for path, draw in jobs:
+    jobs = {("08_tensor_cores", "fragments.png"): lambda p: draw_fragments(plt, p),
+            ("08_tensor_cores", "warp_tile.png"): lambda p: draw_warp_tile(plt, tile08, p),
+            ("08_tensor_cores", "banks.png"): lambda p: draw_banks(plt, tile08, p),
+            ("08_tensor_cores", "wgmma.png"): lambda p: draw_wgmma(plt, hopper08, p),
+            ("09_3xtf32", "split.png"): lambda p: draw_split(plt, p),
+            ("09_3xtf32", "promotion.png"): lambda p: draw_promotion(plt, root / PROMOTION_CSV, p)}
+    for (chapter, name), draw in jobs.items():
+        path = dirs[chapter] / name
         try:
             draw(path)
+            stamp(path, signs[(chapter, name)])
         except (UsageError, OSError, KeyError, ValueError) as error:
             print(f"error: {path.name}: {error}", file=sys.stderr)
             return 2

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Host test of scripts/tensor_core_figures.py: it reads chapters 08's and 09's real tile
 parameters (08's Hopper tile too, and follows a changed SGEMM_HOPPER_TILE), draws every figure
-their READMEs embed and wgmma.png, keeps the committed wgmma.png in step with 08's source, and
+their READMEs embed and wgmma.png, keeps every committed figure in step with what it is drawn from
+(08's tile and Hopper tile, 09's measured CSV, the script's fragment layout and bit formats), and
 refuses a source it cannot read with one `error:` line and exit 2. Exit 77 (skipped) without
 matplotlib."""
 
+import csv
 import re
 import shutil
 import subprocess
@@ -13,6 +15,7 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 REPO = Path(__file__).resolve().parent.parent.parent
 SCRIPT = REPO / "scripts" / "tensor_core_figures.py"
@@ -33,6 +36,27 @@ def with_hopper_tile(root, values):
     assert count == 1, f"{SOURCE08}: no SGEMM_HOPPER_TILE line to change"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def with_tile(root, values):
+    """Root's copy of 08's source, its default SGEMM_TILE set to `values`."""
+    path = Path(root) / "08_tensor_cores" / "tensor_cores.cu"
+    text, count = re.subn(r"^#define SGEMM_TILE .*$", "#define SGEMM_TILE " + values,
+                          path.read_text(encoding="utf-8"), flags=re.M)
+    assert count == 1, f"{path}: no SGEMM_TILE line to change"
+    path.write_text(text, encoding="utf-8")
+
+
+def remeasure(table):
+    """The promotion CSV as if measured again: its first row 1 TFLOP/s faster."""
+    with open(table, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        fields, rows = reader.fieldnames, list(reader)
+    rows[0]["tflops"] = str(float(rows[0]["tflops"]) + 1)
+    with open(table, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fields)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 class TensorCoreFiguresTest(unittest.TestCase):
@@ -79,13 +103,58 @@ class TensorCoreFiguresTest(unittest.TestCase):
             for hits in tensor_core_figures.k_step_banks(k_step, swizzled=False):
                 self.assertEqual(sorted(hits), [0] * 28 + [8] * 4)
 
-    def test_committed_wgmma_figure_matches_the_source(self):
-        # Fails when SGEMM_HOPPER_TILE (or HopperTile's constants) changed without a redraw.
-        self.assertEqual(stamped(REPO / "08_tensor_cores" / "figures" / "wgmma.png"),
-                         tensor_core_figures.hopper_signature(
-                             tensor_core_figures.hopper_tile_of(SOURCE08)),
-                         "08_tensor_cores/figures/wgmma.png is out of date: run "
-                         "python3 scripts/tensor_core_figures.py")
+    def test_committed_figures_match_their_sources(self):
+        # Fails when a tile, the Hopper tile, the promotion CSV, the fragment layout or the bit
+        # formats changed without a redraw: the README would show what no longer exists.
+        self.assertEqual(tensor_core_figures.out_of_date(REPO), [])
+
+    def test_a_stale_figure_of_each_kind_is_seen(self):
+        # A copy of the committed figures and their inputs; change one input of each kind and
+        # only the figures drawn from it are out of date, until the script redraws them.
+        def stale(root):
+            return [line.split(" ")[0] for line in tensor_core_figures.out_of_date(root)]
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for chapter in ("08_tensor_cores", "09_3xtf32"):
+                shutil.copytree(REPO / chapter / "figures", root / chapter / "figures")
+            source = root / "08_tensor_cores" / "tensor_cores.cu"
+            shutil.copy(SOURCE08, source)
+            table = root / tensor_core_figures.PROMOTION_CSV
+            self.assertEqual(stale(root), [])
+            with_tile(root, "128, 128, 32, 64, 64, 3")
+            self.assertIn("08_tensor_cores/figures/banks.png is out of date: run "
+                          "python3 scripts/tensor_core_figures.py",
+                          tensor_core_figures.out_of_date(root))
+            self.assertEqual(stale(root), ["08_tensor_cores/figures/warp_tile.png",
+                                           "08_tensor_cores/figures/banks.png"])
+            with_hopper_tile(root, "128, 64, 3")  # from 08's source: SGEMM_TILE as committed
+            self.assertEqual(stale(root), ["08_tensor_cores/figures/wgmma.png"])
+            shutil.copy(SOURCE08, source)
+            remeasure(table)
+            self.assertEqual(stale(root), ["09_3xtf32/figures/promotion.png"])
+            shutil.copy(REPO / tensor_core_figures.PROMOTION_CSV, table)
+            wrong = lambda lane: [(lane // 4, lane % 4)] * 4  # noqa: E731
+            with mock.patch.object(tensor_core_figures, "c_fragment", wrong):
+                self.assertEqual(stale(root), ["08_tensor_cores/figures/fragments.png"])
+            with mock.patch.object(tensor_core_figures, "SPLIT_SHIFT", 12):
+                self.assertEqual(stale(root), ["09_3xtf32/figures/split.png"])
+            # A figure saved without a stamp (as these five were before) is out of date too.
+            from PIL import Image
+            plain = root / "09_3xtf32" / "figures" / "split.png"
+            with Image.open(plain) as image:
+                image.load()
+            image.save(plain)
+            self.assertEqual(stale(root), ["09_3xtf32/figures/split.png"])
+            # The redraw stamps every figure with what it was drawn from.
+            with_tile(root, "128, 128, 32, 64, 64, 3")
+            remeasure(table)
+            self.assertEqual(len(stale(root)), 4)
+            proc = subprocess.run([sys.executable, str(SCRIPT), "--root", tmp],
+                                  capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(stale(root), [])
+            self.assertIn("block_n = 128",
+                          stamped(root / "08_tensor_cores" / "figures" / "warp_tile.png"))
 
     def test_wgmma_figure_follows_the_source(self):
         with tempfile.TemporaryDirectory() as tmp:
