@@ -303,6 +303,44 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
   }
 }
 
+// This thread's share of every K tile's copies, fixed for the whole kernel. kSwizzleA: A's
+// 16-byte chunk c of row r goes to chunk c ^ (r % 8) of its 128-byte row (the wgmma kernel's
+// layout); otherwise to chunk c of its padded row.
+template <class T, bool kSwizzleA>
+__device__ __forceinline__ CopyPlan make_copy_plan(int tid, const float* A, const float* B, int k,
+                                                   int block_row, int block_col) {
+  CopyPlan plan;
+  plan.a_row = tid / T::kChunksA;
+  plan.a_col = (tid % T::kChunksA) * 4;
+  plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
+  plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
+  plan.a_dst = plan.a_row * T::kStrideA +
+               (kSwizzleA ? ((tid % T::kChunksA) ^ (plan.a_row % 8)) * 4 : plan.a_col);
+  plan.b_row = tid / T::kChunksB;
+  plan.b_col = (tid % T::kChunksB) * 4;
+  plan.b = B;
+  plan.b_src = block_col + plan.b_col;
+  plan.b_dst = plan.b_row * T::kStrideB + plan.b_col;
+  return plan;
+}
+
+// Issues the copies of one K tile into the stage at sA (sB follows at kSizeA) and moves the plan
+// on to the next tile. check: the tile may reach past the matrix (the last K tile, or a block on
+// the bottom edge), so its copies test their bounds.
+template <class T, bool kAlignedK, bool kAlignedN>
+__device__ __forceinline__ void issue_tile(float* sA, CopyPlan& plan, const float* A,
+                                           const float* B, int n, int rows_left, int k_left,
+                                           bool check) {
+  if (check) {
+    copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left, k_left);
+  } else {
+    copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
+                                              k_left);
+  }
+  plan.a += T::kBlockK;
+  plan.b += static_cast<int64_t>(T::kBlockK) * n;
+}
+
 // kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedN: N % 4 == 0 (rows of B and C).
 template <class T, bool kAlignedK, bool kAlignedN>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
@@ -323,19 +361,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int t = lane % 4;  // fragment column (PTX: threadID_in_group)
 
   // Prologue 1: the copy plan.
-  CopyPlan plan;
   const int rows_left = m - block_row;
   const bool edge_m = rows_left < T::kBlockM;
-  plan.a_row = tid / T::kChunksA;
-  plan.a_col = (tid % T::kChunksA) * 4;
-  plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
-  plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
-  plan.a_dst = plan.a_row * T::kStrideA + plan.a_col;
-  plan.b_row = tid / T::kChunksB;
-  plan.b_col = (tid % T::kChunksB) * 4;
-  plan.b = B;
-  plan.b_src = block_col + plan.b_col;
-  plan.b_dst = plan.b_row * T::kStrideB + plan.b_col;
+  CopyPlan plan = make_copy_plan<T, false>(tid, A, B, k, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
   // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
@@ -348,17 +376,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int num_tiles = ceil_div(k, T::kBlockK);
 
   auto issue = [&](int tile, int stage) {
-    float* sA = smem + stage * T::kStageFloats;
-    const int k_left = k - tile * T::kBlockK;
-    if (tile == num_tiles - 1 || edge_m) {
-      copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
-                                               k_left);
-    } else {
-      copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
-                                                k_left);
-    }
-    plan.a += T::kBlockK;
-    plan.b += static_cast<int64_t>(T::kBlockK) * n;
+    issue_tile<T, kAlignedK, kAlignedN>(smem + stage * T::kStageFloats, plan, A, B, n, rows_left,
+                                        k - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
   };
 
   // Prologue 2: start the first kStages - 1 tiles. Every iteration commits exactly one group
@@ -668,36 +687,17 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int t = lane % 4;
 
   // The copy plan of the mma.sync kernel, A's chunks at their swizzled places.
-  CopyPlan plan;
   const int rows_left = m - block_row;
   const bool edge_m = rows_left < T::kBlockM;
-  plan.a_row = tid / T::kChunksA;
-  plan.a_col = (tid % T::kChunksA) * 4;
-  plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
-  plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
-  plan.a_dst = plan.a_row * T::kStrideA + ((tid % T::kChunksA) ^ (plan.a_row % 8)) * 4;
-  plan.b_row = tid / T::kChunksB;
-  plan.b_col = (tid % T::kChunksB) * 4;
-  plan.b = B;
-  plan.b_src = block_col + plan.b_col;
-  plan.b_dst = plan.b_row * T::kStrideB + plan.b_col;
+  CopyPlan plan = make_copy_plan<T, true>(tid, A, B, k, block_row, block_col);
 
   // Register operand: B^T at k t (and t + 4), columns 64 warpgroup + 16 warp + 2g (and + 1).
   const int b_frag = T::kSizeA + t * T::kStrideB + 64 * warpgroup + 16 * warp + 2 * g;
   const int num_tiles = ceil_div(k, T::kBlockK);
 
   auto issue = [&](int tile, int stage) {
-    float* sA = smem + stage * T::kStageFloats;
-    const int k_left = k - tile * T::kBlockK;
-    if (tile == num_tiles - 1 || edge_m) {
-      copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
-                                               k_left);
-    } else {
-      copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
-                                                k_left);
-    }
-    plan.a += T::kBlockK;
-    plan.b += static_cast<int64_t>(T::kBlockK) * n;
+    issue_tile<T, kAlignedK, kAlignedN>(smem + stage * T::kStageFloats, plan, A, B, n, rows_left,
+                                        k - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
   };
 
   // Prologue: kStages - 1 tiles ahead, as in chapter 06: the warpgroups wait for all their wgmma
