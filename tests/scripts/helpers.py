@@ -26,3 +26,16 @@ def environment(**extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_")}
     env.update(extra)
     return env
+
+
+class ScriptAssertions:
+    """Mixed into the unittest.TestCase classes that run a script."""
+
+    def assert_one_error_line(self, proc, *fragments, rc=2):
+        """The script failed with exit code rc and one `error:` line holding every fragment."""
+        self.assertEqual(proc.returncode, rc, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertTrue(lines[0].startswith("error: "), lines[0])
+        for fragment in fragments:
+            self.assertIn(str(fragment), lines[0])

@@ -17,7 +17,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from helpers import REPO, SCRIPTS
+from helpers import REPO, SCRIPTS, ScriptAssertions
 
 import figures  # noqa: E402  (helpers puts scripts/ on the path)
 
@@ -122,7 +122,7 @@ class ArithmeticTest(unittest.TestCase):
         self.assertEqual([len(waves) for _, waves in groups], [2, 2, 2, 2])
 
 
-class CommandTest(unittest.TestCase):
+class CommandTest(ScriptAssertions, unittest.TestCase):
     def test_draws_every_chapter_small_and_follows_the_tile(self):
         with tempfile.TemporaryDirectory() as tmp:
             root = copy_chapters(Path(tmp) / "src")
@@ -147,14 +147,6 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertEqual(sorted(p.name for p in Path(out).glob("*/*.png")),
                              ["banks.png", "hierarchy.png"])
-
-    def assert_one_error_line(self, proc, *fragments):
-        self.assertEqual(proc.returncode, 2, proc.stderr)
-        lines = proc.stderr.strip().splitlines()
-        self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertTrue(lines[0].startswith("error: "), lines[0])
-        for fragment in fragments:
-            self.assertIn(str(fragment), lines[0])
 
     def test_bad_input(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -17,7 +17,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from helpers import HERE, SCRIPTS
+from helpers import HERE, SCRIPTS, ScriptAssertions
 
 import plot  # noqa: E402  (helpers puts scripts/ on the path)
 
@@ -33,7 +33,7 @@ def plot_run(*args):
                           capture_output=True, text=True)
 
 
-class PlotTest(unittest.TestCase):
+class PlotTest(ScriptAssertions, unittest.TestCase):
     def assert_pngs(self, out):
         for name in FIGURES:
             path = Path(out) / name
@@ -47,14 +47,6 @@ class PlotTest(unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertIn(out, proc.stdout)
             self.assert_pngs(out)
-
-    def assert_one_error_line(self, proc, *fragments):
-        self.assertEqual(proc.returncode, 2, proc.stderr)
-        lines = proc.stderr.strip().splitlines()
-        self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertTrue(lines[0].startswith("error: "), lines[0])
-        for fragment in fragments:
-            self.assertIn(str(fragment), lines[0])
 
     def test_draws_three_pngs_from_the_fixture(self):
         self.assert_draws_three_pngs(FIXTURE)

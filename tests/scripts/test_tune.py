@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from helpers import HERE, SCRIPTS, environment
+from helpers import HERE, SCRIPTS, environment, ScriptAssertions
 
 VARIANTS = [("first", "SGEMM_A=0,SGEMM_B=1"), ("second", "SGEMM_TILE=1,2,3,SGEMM_B=1")]
 
@@ -30,7 +30,7 @@ def fake_tuning_build(root):
     return root
 
 
-class TuneTest(unittest.TestCase):
+class TuneTest(ScriptAssertions, unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.root = Path(self.tmp.name)
@@ -42,17 +42,9 @@ class TuneTest(unittest.TestCase):
         return subprocess.run([sys.executable, str(SCRIPTS / "tune.py"), *options],
                               capture_output=True, text=True, env=environment(**env))
 
-    def assert_one_error_line(self, proc, rc, *words):
-        self.assertEqual(proc.returncode, rc, proc.stderr)
-        lines = proc.stderr.strip().splitlines()
-        self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertTrue(lines[0].startswith("error: "), lines[0])
-        for word in words:
-            self.assertIn(word, lines[0])
-
     def test_no_build_with_nothing_built_names_the_preset_and_folder(self):
         proc = self.tune("--chapters", "06", "--no-build", "--build-dir", str(self.root / "none"))
-        self.assert_one_error_line(proc, 2, "--preset tuning", "build-tuning/",
+        self.assert_one_error_line(proc, "--preset tuning", "build-tuning/",
                                    str(self.root / "none"))
 
     def test_bad_input_is_one_error_line_and_exit_2(self):
@@ -61,7 +53,7 @@ class TuneTest(unittest.TestCase):
                               (["--only", "everything"], "--only"), (["--frobnicate"], "frob")]:
             with self.subTest(options=options):
                 proc = self.tune(*options, "--no-build", "--build-dir", str(self.root))
-                self.assert_one_error_line(proc, 2, word)
+                self.assert_one_error_line(proc, word)
 
     def test_help_describes_every_option(self):
         proc = self.tune("--help")
