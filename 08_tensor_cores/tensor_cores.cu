@@ -900,12 +900,20 @@ sgemm::TileSize tile_for(const sgemm::Problem& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The title carries the tile, so tuning runs of other SGEMM_TILE values tell themselves apart.
-  static const std::string title =
-      "tensor cores (TF32 mma.sync m16n8k8, " + std::to_string(kTile.stages) +
-      " stages), BM x BN x BK = " + std::to_string(kTile.block_m) + "x" +
-      std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) + ", warp " +
-      std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n);
+  // The title carries both kernels' tiles, so tuning runs tell themselves apart. Which kernel
+  // runs is decided per GPU (gpu()); the title names both rather than touching the GPU before the
+  // harness has chosen it.
+  const std::string mma_sync = "mma.sync m16n8k8, BM x BN x BK = " +
+                               std::to_string(kTile.block_m) + "x" + std::to_string(kTile.block_n) +
+                               "x" + std::to_string(kTile.block_k) + ", warp " +
+                               std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n) +
+                               ", " + std::to_string(kTile.stages) + " stages";
+  const std::string wgmma = "wgmma m64n128k8 on sm_90a, " + std::to_string(HopperMainTile::kBlockM) +
+                            "x" + std::to_string(HopperMainTile::kBlockN) + "x" +
+                            std::to_string(HopperMainTile::kBlockK) + ", " +
+                            std::to_string(HopperMainTile::kStages) + " stages";
+  static const std::string title = "tensor cores (TF32; " +
+                                   (SGEMM_WGMMA ? wgmma + "; else " + mma_sync : mma_sync) + ")";
   sgemm::Chapter chapter{"08_tensor_cores", title.c_str(), &launch_tensor_cores,
                          kTile.block_m,     kTile.block_n, &tile_for};
   chapter.precision = sgemm::Precision::kTf32;

@@ -959,13 +959,21 @@ sgemm::TileSize tile_for(const sgemm::Problem& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The title carries the tile and the promotion interval, so tuning runs tell themselves apart.
+  // The title carries both kernels' tiles and the promotion interval, so tuning runs tell
+  // themselves apart; which kernel runs is decided per GPU (gpu()).
+  const std::string mma_sync = "mma.sync, BM x BN x BK = " + std::to_string(kTile.block_m) + "x" +
+                               std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) +
+                               ", warp " + std::to_string(kTile.warp_m) + "x" +
+                               std::to_string(kTile.warp_n) + ", " + std::to_string(kTile.stages) +
+                               " stages";
+  const std::string wgmma = "wgmma on sm_90a, " + std::to_string(HopperMainTile::kBlockM) + "x" +
+                            std::to_string(HopperMainTile::kBlockN) + "x" +
+                            std::to_string(HopperMainTile::kBlockK) + ", " +
+                            std::to_string(HopperMainTile::kStages) + " stages";
   static const std::string title =
-      "3xTF32 (big + small TF32 split, 3 mma.sync per product, promoted every " +
-      std::to_string(SGEMM_PROMOTE) + " k-steps), BM x BN x BK = " + std::to_string(kTile.block_m) +
-      "x" + std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) + ", warp " +
-      std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n) + ", " +
-      std::to_string(kTile.stages) + " stages";
+      "3xTF32 (big + small TF32 split, 3 tensor-core products, promoted every " +
+      std::to_string(SGEMM_PROMOTE) + " k-steps; " +
+      (SGEMM_WGMMA ? wgmma + "; else " + mma_sync : mma_sync) + ")";
   const sgemm::Chapter chapter{"09_3xtf32",   title.c_str(), &launch_3xtf32,
                                kTile.block_m, kTile.block_n, &tile_for};
   return sgemm::run_chapter(chapter, argc, argv);
