@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 
 #include "common/exit_codes.h"
 
@@ -65,6 +66,11 @@ struct Chapter {
   Precision precision = Precision::kFp32;
   // Optional: bytes of scratch the launcher needs for this problem (Problem::workspace).
   size_t (*workspace_bytes)(const Problem& problem) = nullptr;
+  // Optional, for a chapter that runs only on some GPUs (the Hopper chapters: compute capability
+  // 9.0 and code built for sm_90a, common/wgmma.h). Called once the device is chosen: "" when the
+  // chapter can run there, else what it needs and what it found. The harness prints that as one
+  // line, "error: <name> <reason>", and exits with code 3 before allocating anything.
+  std::string (*unsupported)() = nullptr;
 };
 
 // Runs the chapter as its main(); returns the process exit code (common/exit_codes.h).

@@ -48,6 +48,10 @@ class Session {
   Session(const Chapter& chapter, const Options& options)
       : chapter_(chapter), options_(options), mode_(cublas_mode_for(chapter.precision)) {
     device_ = query_device(select_device(options.device));
+    if (chapter.unsupported) {
+      const std::string why = chapter.unsupported();
+      if (!why.empty()) throw RuntimeFailure(std::string(chapter.name) + " " + why);
+    }
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasCreate(&cublas_));
     CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
