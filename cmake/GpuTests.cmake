@@ -34,9 +34,28 @@ set(SGEMM_INDEX64_M "1048577,8,46341")
 set(SGEMM_INDEX64_N "8,1048577,46341")
 set(SGEMM_INDEX64_K "2100,2100,1")
 
+# The GPU suite in parts, each a label beside "gpu", so that one part runs in a few minutes on its
+# own (README.md, "The tests"; CMakePresets.json has a test preset per part). The part follows
+# from the test's name, so every GPU test gets one, wherever it is registered:
+#   gpu_sanitizers    compute-sanitizer runs (names ending in memcheck or racecheck): the slow ones;
+#   gpu_tensor_cores  every other test of the chapters from 08 on (the tensor-core chapters),
+#                     their accuracy-contract tests included;
+#   gpu_cuda_cores    every other test of chapters 00-07.
+function(sgemm_gpu_part out name)
+  if(name MATCHES "(memcheck|racecheck)$")
+    set(part gpu_sanitizers)
+  elseif(name MATCHES "^([0-9]+)_" AND CMAKE_MATCH_1 GREATER_EQUAL 8)
+    set(part gpu_tensor_cores)
+  else()
+    set(part gpu_cuda_cores)
+  endif()
+  set(${out} ${part} PARENT_SCOPE)
+endfunction()
+
 # sgemm_add_binary_test(<name> COMMAND <args...> [EXPECT_RC n] [EXPECT_REGEX re] [NEEDS gpu|no_gpu|any])
-# NEEDS gpu (default): skipped without a GPU, label "gpu". no_gpu: skipped where a GPU is present
-# (the no-GPU message), label "host". any: runs everywhere (usage errors), label "host".
+# NEEDS gpu (default): skipped without a GPU, labels "gpu" and its part. no_gpu: skipped where a
+# GPU is present (the no-GPU message), label "host". any: runs everywhere (usage errors), label
+# "host".
 function(sgemm_add_binary_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "EXPECT_RC;EXPECT_REGEX;NEEDS" "COMMAND")
   if(NOT DEFINED arg_EXPECT_RC)
@@ -47,7 +66,8 @@ function(sgemm_add_binary_test name)
   endif()
   set(label host)
   if(arg_NEEDS STREQUAL "gpu")
-    set(label gpu)
+    sgemm_gpu_part(part ${name})
+    set(label gpu ${part})
   endif()
   string(REPLACE ";" "|" command "${arg_COMMAND}")
   add_test(NAME ${name}
@@ -60,7 +80,7 @@ function(sgemm_add_binary_test name)
       "-DSKIP_RECORD=${SGEMM_SKIP_DIR}/${name}"
       -P "${PROJECT_SOURCE_DIR}/tests/gpu/run_binary_test.cmake")
   set_tests_properties(${name} PROPERTIES
-    LABELS ${label}
+    LABELS "${label}"
     SKIP_REGULAR_EXPRESSION "SGEMM-SKIP"
     RESOURCE_LOCK gpu)
 endfunction()
@@ -71,7 +91,9 @@ function(sgemm_add_sanitizer_skip name)
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND} "-DRECORD=${SGEMM_SKIP_DIR}/${name}"
       "-DREASON=compute-sanitizer not found" -P "${PROJECT_SOURCE_DIR}/cmake/RecordSkip.cmake")
-  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SGEMM-SKIP")
+  sgemm_gpu_part(part ${name})
+  set_tests_properties(${name} PROPERTIES LABELS "gpu;${part}"
+    SKIP_REGULAR_EXPRESSION "SGEMM-SKIP")
 endfunction()
 
 function(sgemm_add_gpu_tests chapter)
@@ -92,6 +114,11 @@ function(sgemm_add_gpu_tests chapter)
     --alpha 1.25 --beta 0.5)
   sgemm_add_binary_test(${chapter}.dist_wide COMMAND ${bin} --verify-only --dist wide
     --size 1024,2047)
+  # The far ends of the float range: A within a factor 2 of FLT_MAX, B near 2^-113
+  # (common/fill.h). A kernel that rounds, splits or scales an input past FLT_MAX (Inf), or loses
+  # B's low bits, fails here. K = 1027: not a multiple of any tile.
+  sgemm_add_binary_test(${chapter}.dist_extreme COMMAND ${bin} --verify-only --dist extreme
+    --m 256,1000,129 --n 256,1000,4099 --k 256,1000,1027)
   sgemm_add_binary_test(${chapter}.too_large COMMAND ${bin} --size 200000
     EXPECT_RC 3 EXPECT_REGEX "error: shape 200000x200000x200000 needs [0-9.]+ GB of device memory")
   foreach(tool memcheck racecheck)
@@ -129,4 +156,43 @@ function(sgemm_add_gpu_tests chapter)
         EXPECT_REGEX "ERROR SUMMARY: 0 errors")
     endif()
   endif()
+endfunction()
+
+# sgemm_add_contract_tests(<chapter> LIMIT <R> SHAPES <shape options...> DISTS <dist...>
+#                          MUTANT <name> <MACRO=value[,MACRO2=value...]>)
+# The accuracy contract of a tensor-core chapter (docs/methodology.md, "The accuracy contract"):
+#   <chapter>.accuracy_<dist>   the chapter, --verify-only --accuracy-limit R on the shapes, for
+#                               each distribution: its err rms and err max against FP64 within R
+#                               times cuBLAS's on the same inputs (cuBLAS in the mode of the
+#                               chapter's precision contract);
+#   <chapter>.mutant_<name>.accuracy_<dist>
+#                               the same run of bin/<chapter>.mutant_<name>, the chapter built with
+#                               the macros defined (a plausible regression), which must fail it:
+#                               exit code 1 and "accuracy limit exceeded". Without it, a test that
+#                               cannot fail would pass just as well.
+# The mutant is built by every build (not only with SGEMM_TUNING), from the chapter's source and
+# for the chapter's own CUDA architectures (sm_90a where the chapter has it).
+function(sgemm_add_contract_tests chapter)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "LIMIT" "SHAPES;DISTS;MUTANT")
+  list(LENGTH arg_MUTANT mutant_words)
+  if(NOT arg_LIMIT OR NOT arg_SHAPES OR NOT arg_DISTS OR NOT mutant_words EQUAL 2)
+    message(FATAL_ERROR "sgemm_add_contract_tests(${chapter}): give LIMIT <R> SHAPES <options...> "
+                        "DISTS <dist...> MUTANT <name> <MACRO=value,...>")
+  endif()
+  list(GET arg_MUTANT 0 mutant_name)
+  list(GET arg_MUTANT 1 definitions)
+  sgemm_definitions_to_defines(defines "${definitions}" "sgemm_add_contract_tests(${chapter})")
+  get_target_property(source ${chapter} SOURCES)
+  get_target_property(architectures ${chapter} CUDA_ARCHITECTURES)
+  set(mutant ${chapter}.mutant_${mutant_name})
+  sgemm_add_tuning_binary(${mutant} "${source}" "${defines}" FALSE)
+  set_property(TARGET ${mutant} PROPERTY CUDA_ARCHITECTURES ${architectures})
+
+  foreach(dist IN LISTS arg_DISTS)
+    set(run --verify-only --accuracy-limit ${arg_LIMIT} --dist ${dist} ${arg_SHAPES})
+    sgemm_add_binary_test(${chapter}.accuracy_${dist} COMMAND $<TARGET_FILE:${chapter}> ${run}
+      EXPECT_REGEX "accuracy limit: the chapter's err rms and err max at most")
+    sgemm_add_binary_test(${mutant}.accuracy_${dist} COMMAND $<TARGET_FILE:${mutant}> ${run}
+      EXPECT_RC 1 EXPECT_REGEX "accuracy limit exceeded: ")
+  endforeach()
 endfunction()

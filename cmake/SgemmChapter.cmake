@@ -3,8 +3,9 @@
 # One line per chapter in the top-level CMakeLists.txt. It
 #   - builds <folder>/<name>.cu (the folder name without its number) into bin/<folder>,
 #     linked to the harness;
-#   - registers the chapter's GPU tests (label "gpu"): the shape matrix, alpha/beta, bad device
-#     index, a shape too large for memory, and compute-sanitizer memcheck and racecheck;
+#   - registers the chapter's GPU tests (label "gpu", and the label of their part of the suite:
+#     cmake/GpuTests.cmake): the shape matrix, alpha/beta, bad device index, a shape too large
+#     for memory, the input distributions, and compute-sanitizer memcheck and racecheck;
 #   - with -DSGEMM_TUNING=ON, also builds bin/<folder>.tile_<a_b_c...> for each TILES entry
 #     ("128,128,8,8,8"): the same source with SGEMM_TILE replaced through a forced include, so
 #     tile shapes are compared by measurement without editing the source;
@@ -18,8 +19,10 @@
 #     (cmake/CudaArchitectures.cmake, sgemm_use_sm90a): the chapter has a wgmma kernel.
 set(SGEMM_BIN_DIR "${PROJECT_BINARY_DIR}/bin")
 
-# One binary of the tuning build: the chapter source compiled with `defines` (#define lines) in a
-# header forced in front of it, so no source is edited.
+# One binary built from a chapter's source with `defines` (#define lines) in a header forced in
+# front of it, so no source is edited: the tuning build's tiles and variants, and the mutants of
+# the accuracy-contract tests (cmake/GpuTests.cmake, sgemm_add_contract_tests), which are always
+# built.
 function(sgemm_add_tuning_binary target source defines sm90a)
   set(header "${PROJECT_BINARY_DIR}/tiles/${target}.h")
   file(CONFIGURE OUTPUT "${header}" CONTENT "${defines}\n")
@@ -30,6 +33,18 @@ function(sgemm_add_tuning_binary target source defines sm90a)
   if(sm90a)
     sgemm_use_sm90a(${target})
   endif()
+endfunction()
+
+# "A=1,2,B=3" -> "#define A 1,2\n#define B 3" in <out>: a comma starts a new definition only where
+# a macro name and '=' follow it, so tile values keep their commas. <context> names the caller in
+# the error message for text that is not MACRO=value[,MACRO2=value...].
+function(sgemm_definitions_to_defines out definitions context)
+  if(NOT definitions MATCHES "^[A-Za-z_][A-Za-z0-9_]*=")
+    message(FATAL_ERROR "${context}: \"${definitions}\" is not MACRO=value[,MACRO2=value...]")
+  endif()
+  string(REGEX REPLACE "^([A-Za-z_][A-Za-z0-9_]*)=" "#define \\1 " content "${definitions}")
+  string(REGEX REPLACE ",([A-Za-z_][A-Za-z0-9_]*)=" "\n#define \\1 " content "${content}")
+  set(${out} "${content}" PARENT_SCOPE)
 endfunction()
 
 function(sgemm_add_chapter folder)
@@ -67,10 +82,7 @@ function(sgemm_add_chapter folder)
       endif()
       set(name "${CMAKE_MATCH_1}")
       set(definitions "${CMAKE_MATCH_2}")
-      # "A=1,2,B=3" -> "#define A 1,2\n#define B 3": a comma starts a new definition only where
-      # a macro name and '=' follow it, so tile values keep their commas.
-      string(REGEX REPLACE "^([A-Za-z_][A-Za-z0-9_]*)=" "#define \\1 " content "${definitions}")
-      string(REGEX REPLACE ",([A-Za-z_][A-Za-z0-9_]*)=" "\n#define \\1 " content "${content}")
+      sgemm_definitions_to_defines(content "${definitions}" "sgemm_add_chapter(${folder})")
       sgemm_add_tuning_binary(${folder}.variant_${name} "${source}" "${content}" ${arg_SM90A})
       string(APPEND manifest "${name}\t${definitions}\n")
     endforeach()

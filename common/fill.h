@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Seeded random inputs, the same on the host and the device: element i of a matrix is a pure
 // function of (seed, stream, i), so a fill needs no state, runs in parallel, and a host test can
-// recompute any element. The mixer is SplitMix64's finaliser. Three distributions (--dist):
+// recompute any element. The mixer is SplitMix64's finaliser. Four distributions (--dist):
 //   uniform  in [-1, 1) (the default);
 //   normal   mean 0, variance 1 (Box-Muller on two 24-bit uniforms);
 //   wide     random sign, mantissa in [1, 2), exponent uniform in [-20, 20]: magnitudes spread over
 //            2^-20 .. 2^21, so products and sums meet very different scales (the case where an
-//            error bound relative to the result's rms says least).
+//            error bound relative to the result's rms says least);
+//   extreme  far ends of the float range, per matrix: A's elements in +-[2^127, 2^128) (FLT_MAX/2
+//            .. FLT_MAX), B's in +-[2^-113, 2^-112), C0 uniform. Every product lies in
+//            +-[2^14, 2^16) and every sum is finite, so a correct kernel gives an ordinary result;
+//            one that rounds, splits or scales an input past FLT_MAX (to Inf), or loses B's low
+//            bits, does not. (B's binade is the lowest where chapter 09's TF32 split still keeps
+//            FP32's accuracy: its small part stays a normal float; 09_3xtf32/README.md, "The range".)
 #pragma once
 
 #include <cmath>
@@ -20,10 +26,18 @@
 
 namespace sgemm {
 
-enum class Distribution { kUniform, kNormal, kWide };
+enum class Distribution { kUniform, kNormal, kWide, kExtreme };
+
+// The `stream` of each matrix: it picks the matrix's own random numbers (and for kExtreme, their
+// range).
+inline constexpr uint64_t kStreamA = 1;
+inline constexpr uint64_t kStreamB = 2;
+inline constexpr uint64_t kStreamC0 = 3;  // the start value of C when beta != 0
 
 inline constexpr int kWideMinExponent = -20;
 inline constexpr int kWideMaxExponent = 20;
+inline constexpr int kExtremeExponentA = 127;   // the largest binade: FLT_MAX = (2 - 2^-23) 2^127
+inline constexpr int kExtremeExponentB = -113;  // 2^-113: tiny, yet x - tf32(x) stays normal
 
 SGEMM_HOST_DEVICE inline uint64_t mix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -40,6 +54,14 @@ SGEMM_HOST_DEVICE inline uint64_t random_bits(uint64_t seed, uint64_t stream, ui
 // The top 24 bits give every float in [0, 1) on a 2^-24 grid; never exactly 1.
 SGEMM_HOST_DEVICE inline float unit_from_bits(uint64_t bits24) {
   return static_cast<float>(bits24) * (1.0f / 16777216.0f);
+}
+
+// A random sign and a mantissa in [1, 2) from `bits`, times 2^exponent: exact (a power-of-two
+// scaling), and finite for every exponent up to 127.
+SGEMM_HOST_DEVICE inline float signed_in_binade(uint64_t bits, int exponent) {
+  const float mantissa = 1.0f + static_cast<float>(bits & 0x7FFFFF) * (1.0f / 8388608.0f);
+  const float magnitude = ldexpf(mantissa, exponent);
+  return (bits >> 63) ? -magnitude : magnitude;
 }
 
 SGEMM_HOST_DEVICE inline float uniform_pm1(uint64_t seed, uint64_t stream, uint64_t index) {
@@ -59,10 +81,12 @@ SGEMM_HOST_DEVICE inline float draw(Distribution dist, uint64_t seed, uint64_t s
     case Distribution::kWide: {
       constexpr int kSpan = kWideMaxExponent - kWideMinExponent + 1;
       const int exponent = kWideMinExponent + static_cast<int>((bits >> 32) % kSpan);
-      const float mantissa = 1.0f + static_cast<float>(bits & 0x7FFFFF) * (1.0f / 8388608.0f);
-      const float magnitude = ldexpf(mantissa, exponent);  // exact: a power-of-two scaling
-      return (bits >> 63) ? -magnitude : magnitude;
+      return signed_in_binade(bits, exponent);
     }
+    case Distribution::kExtreme:
+      if (stream == kStreamA) return signed_in_binade(bits, kExtremeExponentA);
+      if (stream == kStreamB) return signed_in_binade(bits, kExtremeExponentB);
+      return 2.0f * unit_from_bits(bits >> 40) - 1.0f;
     case Distribution::kUniform:
     default:
       return 2.0f * unit_from_bits(bits >> 40) - 1.0f;

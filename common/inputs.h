@@ -10,7 +10,8 @@
 
 namespace sgemm {
 
-// Matrix `stream` (1: A, 2: B, 3: the start value of C) of `count` elements, on stream s.
+// Matrix `stream` (kStreamA, kStreamB or kStreamC0: common/fill.h) of `count` elements, on the
+// CUDA stream s.
 void fill_device(float* data, int64_t count, Distribution dist, uint64_t seed, uint64_t stream,
                  cudaStream_t s);
 

@@ -44,9 +44,12 @@ std::string help_footer(const std::string& prog) {
     << "  " << prog << " --m 4095 --n 4097 --k 13 --alpha 1.5 --beta -0.5\n"
     << "  " << prog << " --size 8192 --format json --output run.json\n"
     << "  " << prog << " --size 257 --verify-only # one verified run (for sanitizers, ncu)\n"
+    << "  " << prog << " --size 4096 --verify-only --accuracy-limit 2\n"
+    << "      # fail if the error against FP64 exceeds 2x cuBLAS's on the same inputs\n"
     << "\nExit codes:\n"
        "  0  every shape verified (or --no-verify)\n"
-       "  1  wrong result: some element outside the tolerance, or NaN/Inf\n"
+       "  1  wrong result: some element outside the tolerance, or NaN/Inf, or (with\n"
+       "     --accuracy-limit) an error against FP64 above the limit\n"
        "  2  bad usage: unknown option, bad number, bad shape, bad device index, an --output\n"
        "     file that cannot be written\n"
        "  3  CUDA or runtime failure: no GPU, not enough device memory, launch failure\n";
@@ -166,11 +169,16 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
                  "accumulation; small shapes) or fp64 (a double GEMM on the GPU)")
       ->capture_default_str();
   app.add_option("--dist", dist,
-                 "input distribution: uniform in [-1, 1), normal (0, 1), or wide (random sign, "
-                 "exponents -20..20)")
+                 "input distribution: uniform in [-1, 1), normal (0, 1), wide (random sign, "
+                 "exponents -20..20), or extreme (A in +-[FLT_MAX/2, FLT_MAX], B in "
+                 "+-[2^-113, 2^-112), C uniform)")
       ->capture_default_str();
   app.add_flag("--no-accuracy", no_accuracy,
                "skip the errors against an FP64 GEMM (chapter and cuBLAS FP32)");
+  CLI::Option* limit_option = app.add_option(
+      "--accuracy-limit", o.accuracy_limit,
+      "R: fail (exit 1) when the chapter's err rms or err max against FP64 exceeds R times "
+      "cuBLAS's on the same inputs (cuBLAS FP32 for an FP32 chapter, TF32 for a TF32 one)");
   app.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
   app.add_option("--device", o.device, "CUDA device index")->capture_default_str();
   app.add_option("--format", format, "table, csv or json")->capture_default_str();
@@ -222,13 +230,24 @@ ParseOutcome parse_options(int argc, const char* const* argv, const std::string&
     o.dist = Distribution::kNormal;
   } else if (dist == "wide") {
     o.dist = Distribution::kWide;
+  } else if (dist == "extreme") {
+    o.dist = Distribution::kExtreme;
   } else if (problem.empty()) {
-    problem = "--dist must be uniform, normal or wide (got '" + dist + "')";
+    problem = "--dist must be uniform, normal, wide or extreme (got '" + dist + "')";
   }
   o.accuracy = !no_accuracy;
   o.verify = !no_verify;
   o.time_cublas = !no_cublas;
   if (problem.empty()) problem = validate(o);
+  // Checked here, not in validate(): 0 means "not checked" inside Options, but given on the
+  // command line it is refused like any other value <= 0.
+  if (problem.empty() && limit_option->count() > 0) {
+    if (!(o.accuracy_limit > 0) || !std::isfinite(o.accuracy_limit)) {
+      problem = "--accuracy-limit must be a finite number > 0 (a multiple of cuBLAS's error)";
+    } else if (!o.accuracy) {
+      problem = "--accuracy-limit needs the errors against FP64, which --no-accuracy skips";
+    }
+  }
   if (problem.empty() && o.verify_only && !o.verify) {
     problem = "--verify-only and --no-verify leave nothing to do";
   }

@@ -36,6 +36,9 @@ struct Options {
   Reference reference = Reference::kCublas;
   Distribution dist = Distribution::kUniform;
   bool accuracy = true;  // errors against an FP64 GEMM, for the chapter and for cuBLAS
+  // The accuracy contract (--accuracy-limit R): a shape fails when the chapter's err rms or err max
+  // exceeds R times cuBLAS's (verify.h, judge_accuracy). 0: not checked.
+  double accuracy_limit = 0.0;
   uint64_t seed = 2026;
   int device = 0;
   OutputFormat format = OutputFormat::kTable;

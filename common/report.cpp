@@ -81,6 +81,18 @@ std::string json_errors(const std::optional<ErrorStats>& e) {
          ", \"nonfinite\": " + std::to_string(e->nonfinite) + "}";
 }
 
+std::string json_contract(const std::optional<AccuracyVerdict>& v) {
+  if (!v) return "null";
+  return "{\"limit\": " + json_number(v->limit) + ", \"pass\": " + (v->pass ? "true" : "false") +
+         ", \"reason\": " + json_string(v->reason) + "}";
+}
+
+// Empty: not checked; "pass"; else the reason.
+std::string csv_contract(const std::optional<AccuracyVerdict>& v) {
+  if (!v) return "";
+  return csv_field(v->pass ? "pass" : v->reason);
+}
+
 std::string csv_errors(const std::optional<ErrorStats>& e) {
   if (!e) return ",,,";
   return csv_number(e->rms_rel_c) + "," + csv_number(e->max_rel_c) + "," +
@@ -93,7 +105,8 @@ const char* kCsvHeader =
     "device,sm_clock_mhz,fp32_peak_tflops,dram_bandwidth_gbs,precision,run_differences,"
     "fp64_rms_rel_c,fp64_max_rel_c,fp64_rms_rel_ab,fp64_max_rel_ab,"
     "cublas_fp32_rms_rel_c,cublas_fp32_max_rel_c,cublas_fp32_rms_rel_ab,cublas_fp32_max_rel_ab,"
-    "cublas_tf32_rms_rel_c,cublas_tf32_max_rel_c,cublas_tf32_rms_rel_ab,cublas_tf32_max_rel_ab";
+    "cublas_tf32_rms_rel_c,cublas_tf32_max_rel_c,cublas_tf32_rms_rel_ab,cublas_tf32_max_rel_ab,"
+    "accuracy_limit,accuracy_contract";
 
 }  // namespace
 
@@ -103,6 +116,8 @@ const char* distribution_name(Distribution dist) {
       return "normal";
     case Distribution::kWide:
       return "wide";
+    case Distribution::kExtreme:
+      return "extreme";
     case Distribution::kUniform:
     default:
       return "uniform";
@@ -165,6 +180,12 @@ void Reporter::begin(const RunInfo& run, const DeviceInfo& device) {
     out_ << "accuracy: error against an FP64 GEMM of the same inputs, relative to rms(C): "
             "rms and max, the chapter's then cuBLAS FP32's\n";
   }
+  if (o.accuracy_limit > 0) {
+    out_ << "accuracy limit: the chapter's err rms and err max at most "
+         << fmt("%g", o.accuracy_limit) << " x "
+         << (run.precision == "TF32" ? "cuBLAS TF32" : "cuBLAS FP32")
+         << "'s on the same inputs (--accuracy-limit)\n";
+  }
   out_ << "\n";
   char header[512];
   std::snprintf(header, sizeof header, kTableFormat, "chapter", "M", "N", "K", "time ms", "noise",
@@ -196,6 +217,9 @@ void Reporter::row(const Row& r) {
            << ", err max " << err_cell(r.cublas_tf32_err, false) << "\n";
     }
     if (!r.accuracy_note.empty()) out_ << "  accuracy: " << r.accuracy_note << "\n";
+    if (r.accuracy_contract && !r.accuracy_contract->pass) {
+      out_ << "  accuracy limit exceeded: " << r.accuracy_contract->reason << "\n";
+    }
     if (r.run_differences > 0) {
       out_ << "  not deterministic: a second run on the same inputs differs in "
            << r.run_differences << " of " << static_cast<int64_t>(r.m) * r.n << " elements\n";
@@ -224,7 +248,9 @@ void Reporter::row(const Row& r) {
          << r.status() << "," << csv_field(d.name) << "," << csv_number(d.sm_clock_mhz) << ","
          << csv_number(d.fp32_peak_tflops) << "," << csv_number(d.dram_bandwidth_gbs) << ","
          << run_.precision << "," << r.run_differences << "," << csv_errors(r.fp64_err) << ","
-         << csv_errors(r.cublas_fp32_err) << "," << csv_errors(r.cublas_tf32_err) << "\n";
+         << csv_errors(r.cublas_fp32_err) << "," << csv_errors(r.cublas_tf32_err) << ","
+         << (r.accuracy_contract ? csv_number(r.accuracy_contract->limit) : "") << ","
+         << csv_contract(r.accuracy_contract) << "\n";
     out_.flush();
   } else {
     std::ostringstream j;
@@ -249,6 +275,7 @@ void Reporter::row(const Row& r) {
       << ", \"cublas_fp32_error\": " << json_errors(r.cublas_fp32_err)
       << ", \"cublas_tf32_error\": " << json_errors(r.cublas_tf32_err)
       << ", \"accuracy_note\": " << json_string(r.accuracy_note)
+      << ", \"accuracy_contract\": " << json_contract(r.accuracy_contract)
       << ", \"first_mismatch\": ";
     if (r.verified && r.mismatches > 0) {
       j << "{\"row\": " << r.first_row << ", \"col\": " << r.first_col
@@ -297,7 +324,8 @@ void Reporter::finish() {
        << ", \"precision\": " << json_string(run_.precision)
        << ", \"cublas_mode\": " << json_string(run_.compared_with)
        << ", \"distribution\": " << json_string(distribution_name(o.dist))
-       << ", \"accuracy\": " << (o.accuracy ? "true" : "false") << "},\n  \"rows\": [\n"
+       << ", \"accuracy\": " << (o.accuracy ? "true" : "false") << ", \"accuracy_limit\": "
+       << (o.accuracy_limit > 0 ? json_number(o.accuracy_limit) : "null") << "},\n  \"rows\": [\n"
        << json_rows_ << "\n  ]\n}\n";
   out_.flush();
 }

@@ -11,6 +11,7 @@
 #include "common/device.h"
 #include "common/error_stats.h"
 #include "common/options.h"
+#include "common/verify.h"
 
 namespace sgemm {
 
@@ -44,7 +45,11 @@ struct Row {
   std::optional<ErrorStats> cublas_fp32_err;
   std::optional<ErrorStats> cublas_tf32_err;
   std::string accuracy_note;
+  // The accuracy contract's verdict (--accuracy-limit); empty when not checked. A broken contract
+  // fails the shape, verified or not.
+  std::optional<AccuracyVerdict> accuracy_contract;
   std::string status() const {
+    if (accuracy_contract && !accuracy_contract->pass) return "FAIL";
     return !verified ? "SKIP" : pass && run_differences <= 0 ? "PASS" : "FAIL";
   }
 };
@@ -79,6 +84,6 @@ class Reporter {
 
 std::string format_bytes(double bytes);  // "1.50 GB" (powers of 1000)
 
-const char* distribution_name(Distribution dist);  // "uniform", "normal", "wide"
+const char* distribution_name(Distribution dist);  // "uniform", "normal", "wide", "extreme"
 
 }  // namespace sgemm

@@ -99,8 +99,14 @@ class Session {
   size_t workspace_bytes(const Problem& p) const {
     return chapter_.workspace_bytes ? chapter_.workspace_bytes(p) : 0;
   }
-  // Bytes the run needs besides the FP64 reference (which is optional, unless it is the
-  // verification reference).
+  // The FP64 reference is optional (the accuracy columns are left empty when it does not fit)
+  // unless the verdict rests on it: it is the verification reference, or the accuracy contract
+  // compares against it.
+  bool fp64_required() const {
+    return (options_.verify && options_.reference == Reference::kFp64) ||
+           options_.accuracy_limit > 0;
+  }
+  // Bytes the run needs besides the FP64 reference (see fp64_required()).
   double bytes_needed(const Problem& p) const;
   double free_bytes() const;
   void check_fits(const Problem& p) const;
@@ -149,7 +155,7 @@ double Session::free_bytes() const {
 // Checked before allocating, so an impossible shape gets a message instead of a failed cudaMalloc.
 void Session::check_fits(const Problem& p) const {
   double need = bytes_needed(p);
-  if (options_.reference == Reference::kFp64) need += Fp64Reference::bytes_needed(p);
+  if (fp64_required()) need += Fp64Reference::bytes_needed(p);
   size_t free = 0, total = 0;
   CUDA_CHECK(cudaMemGetInfo(&free, &total));
   if (need > free_bytes()) {
@@ -161,9 +167,8 @@ void Session::check_fits(const Problem& p) const {
         std::to_string(p.beta != 0.0f ? 3 : 2) + ", L2 flush " +
         format_bytes(static_cast<double>(flush_bytes())) +
         (workspace_bytes(p) ? ", workspace " + format_bytes(workspace_bytes(p)) : "") +
-        (options_.reference == Reference::kFp64
-             ? ", FP64 reference " + format_bytes(Fp64Reference::bytes_needed(p))
-             : "") +
+        (fp64_required() ? ", FP64 reference " + format_bytes(Fp64Reference::bytes_needed(p))
+                         : "") +
         ") but device " + std::to_string(device_.index) + " has " +
         format_bytes(static_cast<double>(free)) + " free");
   }
@@ -247,22 +252,24 @@ Row Session::run_shape(const Shape& shape) {
   }
   {
     NvtxRange range("fill");
-    fill_device(A.get(), static_cast<int64_t>(a_count), options_.dist, options_.seed, 1, stream_);
-    fill_device(B.get(), static_cast<int64_t>(b_count), options_.dist, options_.seed, 2, stream_);
+    fill_device(A.get(), static_cast<int64_t>(a_count), options_.dist, options_.seed, kStreamA,
+                stream_);
+    fill_device(B.get(), static_cast<int64_t>(b_count), options_.dist, options_.seed, kStreamB,
+                stream_);
     if (needs_c0) {
-      fill_device(C0.get(), static_cast<int64_t>(c_count), options_.dist, options_.seed, 3,
+      fill_device(C0.get(), static_cast<int64_t>(c_count), options_.dist, options_.seed, kStreamC0,
                   stream_);
     }
   }
 
-  // The FP64 reference: needed to verify against it, or for the accuracy columns when it fits.
+  // The FP64 reference: needed to verify against it or for the accuracy contract, else for the
+  // accuracy columns when it fits.
   std::unique_ptr<Fp64Reference> fp64;
-  const bool fp64_verifies = options_.verify && options_.reference == Reference::kFp64;
-  if (fp64_verifies || options_.accuracy) {
+  if (fp64_required() || options_.accuracy) {
     // The run's own buffers are allocated by now, and the reference is freed before the L2-flush
     // buffer of the timing loop exists: only the double copies must fit in what is free.
     const double need = static_cast<double>(Fp64Reference::bytes_needed(p));
-    if (fp64_verifies || need <= free_bytes()) {
+    if (fp64_required() || need <= free_bytes()) {
       NvtxRange range("fp64 reference");
       fp64 = std::make_unique<Fp64Reference>(cublas_, stream_, p, A.get(), B.get(), c0);
     } else {
@@ -304,6 +311,14 @@ Row Session::run_shape(const Shape& shape) {
   }
   if (fp64 && options_.accuracy) {
     measure_accuracy(p, A.get(), B.get(), c0, C.get(), scratch.get(), *fp64, &row);
+    if (options_.accuracy_limit > 0) {
+      // Against cuBLAS in the mode of the chapter's contract: FP32 for FP32, TF32 for TF32.
+      const std::optional<ErrorStats>& baseline =
+          mode_ == CublasMode::kTf32 ? row.cublas_tf32_err : row.cublas_fp32_err;
+      row.accuracy_contract = judge_accuracy(
+          *row.fp64_err, *baseline, mode_ == CublasMode::kTf32 ? "cuBLAS TF32" : "cuBLAS FP32",
+          options_.accuracy_limit);
+    }
   }
   fp64.reset();  // its memory back before timing
   if (options_.verify) {

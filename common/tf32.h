@@ -8,13 +8,40 @@
 // cvt.rna.tf32.f32 rounds every |x| >= kTf32RoundUpLimit (the last 4096 floats below Inf) up to
 // Inf, where these functions truncate it (toward zero, one TF32 unit of error at most), so every
 // finite float stays finite.
+// Host code may include this header too (tests/host/tf32_test.cpp checks the split on every float).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
-#include <cuda_runtime.h>
+#if defined(__CUDACC__)
+#define SGEMM_TF32_HD __host__ __device__ __forceinline__
+#else
+#define SGEMM_TF32_HD inline
+#endif
 
 namespace sgemm {
+
+SGEMM_TF32_HD uint32_t tf32_bits_of(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+SGEMM_TF32_HD float tf32_float_of(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
 
 // The smallest float whose round-to-nearest TF32 value is Inf: 0x7F7FF000, (2 - 2^-11) * 2^127.
 inline constexpr uint32_t kTf32RoundUpLimit = 0x7F7FF000u;
@@ -22,18 +49,18 @@ inline constexpr uint32_t kTf32RoundUpLimit = 0x7F7FF000u;
 // x as a tensor-core operand: rounded, with the 13 low bits left as the add made them (the tensor
 // core ignores them). Two instructions on sm_90 (a compare with a free |x| and a predicated add),
 // one fewer than cvt.rna's three. Use it only where the result goes straight to an mma.
-__device__ __forceinline__ uint32_t tf32_operand(float x) {
-  uint32_t r = __float_as_uint(x);
-  if (fabsf(x) < __uint_as_float(kTf32RoundUpLimit)) r += 0x1000u;
+SGEMM_TF32_HD uint32_t tf32_operand(float x) {
+  uint32_t r = tf32_bits_of(x);
+  if (std::fabs(x) < tf32_float_of(kTf32RoundUpLimit)) r += 0x1000u;
   return r;
 }
 
 // x rounded to the nearest TF32 value, as a float: the 13 low bits are zero, so x - tf32_value(x)
 // is exact in FP32 (chapter 09's split needs that). Three instructions, as cvt.rna.
-__device__ __forceinline__ float tf32_value(float x) {
-  uint32_t r = __float_as_uint(x);
-  if (fabsf(x) < __uint_as_float(kTf32RoundUpLimit)) r += 0x1000u;
-  return __uint_as_float(r & 0xFFFFE000u);
+SGEMM_TF32_HD float tf32_value(float x) {
+  return tf32_float_of(tf32_operand(x) & 0xFFFFE000u);
 }
 
 }  // namespace sgemm
+
+#undef SGEMM_TF32_HD

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,7 +46,52 @@ void keep_max(double* current, double value) {
   if (!std::isnan(*current) && !(value <= *current)) *current = value;
 }
 
+std::string format(const char* spec, double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, spec, v);
+  return buffer;
+}
+// Error figures as the report's table prints them; ratios and limits short.
+std::string figure(double v) { return format("%.2e", v); }
+std::string factor(double v) { return format("%.3g", v); }
+
+// Why one figure breaks the contract, or "" when it keeps it.
+std::string judge_figure(const char* what, double chapter, double cublas,
+                         const std::string& cublas_name, double limit) {
+  const std::string theirs = cublas_name + "'s";
+  if (std::isnan(chapter)) return std::string(what) + " is NaN";
+  if (!std::isfinite(cublas)) {
+    return theirs + " " + what + " is " + figure(cublas) + ": nothing to compare with";
+  }
+  if (chapter <= limit * cublas) return {};
+  if (cublas == 0.0) {
+    return std::string(what) + " " + figure(chapter) + " where " + theirs + " is 0";
+  }
+  return std::string(what) + " " + figure(chapter) + " = " + factor(chapter / cublas) + "x " +
+         theirs + " " + figure(cublas);
+}
+
 }  // namespace
+
+AccuracyVerdict judge_accuracy(const ErrorStats& chapter, const ErrorStats& cublas,
+                               const std::string& cublas_name, double limit) {
+  AccuracyVerdict v;
+  v.limit = limit;
+  std::string reasons;
+  const auto add = [&](const std::string& reason) {
+    if (!reason.empty()) reasons += (reasons.empty() ? "" : "; ") + reason;
+  };
+  // The figures leave NaN and Inf elements out, so those are judged on their own.
+  if (chapter.nonfinite > cublas.nonfinite) {
+    add(std::to_string(chapter.nonfinite) + " elements of C are NaN or Inf, " + cublas_name +
+        "'s result has " + std::to_string(cublas.nonfinite));
+  }
+  add(judge_figure("err rms", chapter.rms_rel_c, cublas.rms_rel_c, cublas_name, limit));
+  add(judge_figure("err max", chapter.max_rel_c, cublas.max_rel_c, cublas_name, limit));
+  v.pass = reasons.empty();
+  if (!v.pass) v.reason = reasons + " (--accuracy-limit " + factor(limit) + ")";
+  return v;
+}
 
 VerifyResult verify(const float* got, const float* want, int64_t m, int64_t n, int64_t k,
                     double tolerance, double input_rounding) {

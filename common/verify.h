@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "common/error_stats.h"
 
 namespace sgemm {
 
@@ -42,6 +45,25 @@ VerifyResult verify(const float* got, const float* want, int64_t m, int64_t n, i
 // largest error expected among 10^8 elements, while a dropped term of a 4096-long dot product
 // (about 0.25 on a result scale of 21) still fails it.
 inline constexpr double kTf32InputRounding = 1.0 / 2048.0;
+
+// The accuracy contract (--accuracy-limit R, docs/methodology.md "The accuracy contract"): the
+// chapter's errors against FP64, err rms (rms_rel_c) and err max (max_rel_c), must each be at most
+// R times cuBLAS's on the same inputs, in the cuBLAS mode of the chapter's precision contract; and
+// C may hold no more NaN or Inf elements than cuBLAS's result. A NaN figure never passes, and
+// neither does a chapter figure above a cuBLAS figure of exactly 0 (R x 0 allows only 0). A cuBLAS
+// figure that is NaN or Inf gives nothing to compare with: that fails too, since the contract could
+// not be checked.
+struct AccuracyVerdict {
+  bool pass = false;
+  double limit = 0.0;  // R
+  // Empty when the contract holds; else one line naming each error over the limit with both
+  // figures, e.g. "err rms 2.87e-05 = 25x cuBLAS FP32's 1.15e-06 (--accuracy-limit 2)".
+  std::string reason;
+};
+
+// cublas_name names the baseline in the reason ("cuBLAS FP32"); limit is R (> 0).
+AccuracyVerdict judge_accuracy(const ErrorStats& chapter, const ErrorStats& cublas,
+                               const std::string& cublas_name, double limit);
 
 // Reference on the CPU, accumulating in double: C = alpha * A * B + beta * C (row-major).
 // For tests and small shapes (--reference cpu); when beta == 0, C is not read.

@@ -122,7 +122,25 @@ TEST(Options, DistributionReferenceAndAccuracy) {
   EXPECT_FALSE(p.options.accuracy);
   EXPECT_TRUE(parse({}).options.accuracy);
   EXPECT_EQ(parse({"--dist", "normal"}).options.dist, Distribution::kNormal);
-  expect_usage_error({"--dist", "cauchy"}, "--dist must be uniform, normal or wide");
+  EXPECT_EQ(parse({"--dist", "extreme"}).options.dist, Distribution::kExtreme);
+  expect_usage_error({"--dist", "cauchy"}, "--dist must be uniform, normal, wide or extreme");
+}
+
+TEST(Options, AccuracyLimit) {
+  EXPECT_EQ(parse({}).options.accuracy_limit, 0.0);  // not checked
+  const Parsed p = parse({"--verify-only", "--accuracy-limit", "2"});
+  ASSERT_TRUE(p.outcome.proceed) << p.outcome.message;
+  EXPECT_EQ(p.options.accuracy_limit, 2.0);
+  EXPECT_TRUE(p.options.accuracy);
+  EXPECT_TRUE(p.options.verify_only);
+  EXPECT_EQ(parse({"--accuracy-limit", "0.5", "--no-verify"}).options.accuracy_limit, 0.5);
+  for (const char* bad : {"0", "-2", "inf", "nan"}) {
+    expect_usage_error({"--accuracy-limit", bad}, "--accuracy-limit must be a finite number > 0");
+  }
+  expect_usage_error({"--accuracy-limit", "two"}, "two");
+  // The limit compares errors against FP64: it cannot go with the flag that skips them.
+  expect_usage_error({"--accuracy-limit", "2", "--no-accuracy"},
+                     "--accuracy-limit needs the errors against FP64, which --no-accuracy skips");
 }
 
 TEST(Options, UnknownFlag) { expect_usage_error({"--frobnicate"}, "frobnicate"); }
@@ -151,9 +169,10 @@ TEST(Options, HelpListsExamplesAndExitCodes) {
   const Parsed p = parse({"--help"});
   EXPECT_FALSE(p.outcome.proceed);
   EXPECT_EQ(p.outcome.exit_code, kExitPass);
-  for (const char* needle : {"--size", "--m", "--alpha", "--format", "--verify-only", "Examples:",
-                             "Exit codes:", "2  bad usage", "--output", "cannot be written",
-                             "3  CUDA or runtime failure", "--dist", "--reference"}) {
+  for (const char* needle :
+       {"--size", "--m", "--alpha", "--format", "--verify-only", "Examples:", "Exit codes:",
+        "2  bad usage", "--output", "cannot be written", "3  CUDA or runtime failure", "--dist",
+        "--reference", "extreme", "--accuracy-limit", "an error against FP64 above the limit"}) {
     EXPECT_NE(p.outcome.message.find(needle), std::string::npos) << needle;
   }
 }

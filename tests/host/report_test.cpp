@@ -64,8 +64,8 @@ Row fixture_row(bool pass) {
   return r;
 }
 
-std::string render(OutputFormat format, bool pass) {
-  Options o;
+std::string render(OutputFormat format, bool pass, const Row* row = nullptr,
+                   const Options& o = Options()) {
   std::ostringstream out;
   Reporter reporter(out, format);
   RunInfo run;
@@ -78,9 +78,18 @@ std::string render(OutputFormat format, bool pass) {
   run.compared_with = "cuBLAS FP32 (CUBLAS_COMPUTE_32F)";
   run.options = &o;
   reporter.begin(run, fixture_device());
-  reporter.row(fixture_row(pass));
+  reporter.row(row ? *row : fixture_row(pass));
   reporter.finish();
   return out.str();
+}
+
+// A verified, passing row whose error is 25 times cuBLAS FP32's, judged with --accuracy-limit 2.
+Row contract_row(Options* o) {
+  o->accuracy_limit = 2.0;
+  Row r = fixture_row(true);
+  r.fp64_err->rms_rel_c = 3.0e-5;
+  r.accuracy_contract = judge_accuracy(*r.fp64_err, *r.cublas_fp32_err, "cuBLAS FP32", 2.0);
+  return r;
 }
 
 TEST(Report, TableHasTheColumnsAndTheFirstMismatch) {
@@ -119,6 +128,54 @@ TEST(Report, ANonDeterministicRunFails) {
   EXPECT_EQ(r.status(), "PASS");
   r.run_differences = 1;
   EXPECT_EQ(r.status(), "FAIL");
+}
+
+TEST(Report, ABrokenAccuracyContractFailsAndSaysWhy) {
+  Options o;
+  const Row r = contract_row(&o);
+  EXPECT_EQ(r.status(), "FAIL");
+  const std::string t = render(OutputFormat::kTable, true, &r, o);
+  for (const char* needle :
+       {"accuracy limit: the chapter's err rms and err max at most 2 x cuBLAS FP32's",
+        "  accuracy limit exceeded: err rms 3.00e-05 = 25x cuBLAS FP32's 1.20e-06 "
+        "(--accuracy-limit 2)\n",
+        "FAIL"}) {
+    EXPECT_NE(t.find(needle), std::string::npos) << needle << "\n" << t;
+  }
+  const std::string j = render(OutputFormat::kJson, true, &r, o);
+  EXPECT_NE(j.find("\"accuracy_contract\": {\"limit\": 2, \"pass\": false, \"reason\": "
+                   "\"err rms 3.00e-05 = 25x"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find("\"accuracy_limit\": 2}"), std::string::npos) << j;
+  const std::string c = render(OutputFormat::kCsv, true, &r, o);
+  EXPECT_NE(c.find(",accuracy_limit,accuracy_contract\n"), std::string::npos) << c;
+  EXPECT_NE(c.find(",2,err rms 3.00e-05 = 25x"), std::string::npos) << c;
+}
+
+TEST(Report, AKeptAccuracyContractChangesNothingButTheColumn) {
+  Options o;
+  Row r = contract_row(&o);
+  r.accuracy_contract = judge_accuracy(*r.cublas_fp32_err, *r.cublas_fp32_err, "cuBLAS FP32", 2.0);
+  EXPECT_EQ(r.status(), "PASS");
+  const std::string t = render(OutputFormat::kTable, true, &r, o);
+  EXPECT_EQ(t.find("accuracy limit exceeded"), std::string::npos) << t;
+  EXPECT_NE(render(OutputFormat::kCsv, true, &r, o).find(",PASS,"), std::string::npos);
+  EXPECT_NE(render(OutputFormat::kCsv, true, &r, o).find(",2,pass\n"), std::string::npos);
+  // Not checked: null in the JSON, empty in the CSV.
+  EXPECT_NE(render(OutputFormat::kJson, true).find("\"accuracy_contract\": null"),
+            std::string::npos);
+  EXPECT_NE(render(OutputFormat::kJson, true).find("\"accuracy_limit\": null"), std::string::npos);
+  EXPECT_NE(render(OutputFormat::kCsv, true).find(",,\n"), std::string::npos);
+}
+
+TEST(Report, AnAccuracyContractFailsAShapeThatWasNotVerified) {
+  Options o;
+  Row r = contract_row(&o);
+  r.verified = false;  // --no-verify
+  EXPECT_EQ(r.status(), "FAIL");
+  r.accuracy_contract->pass = true;
+  EXPECT_EQ(r.status(), "SKIP");
 }
 
 TEST(Report, CsvQuotesFieldsWithCommas) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -199,6 +200,56 @@ TEST(Fill, WideSpansTheExponentRangeWithBothSigns) {
   EXPECT_EQ(min_exp, kWideMinExponent);
   EXPECT_EQ(max_exp, kWideMaxExponent);
   EXPECT_NEAR(static_cast<double>(negative) / kCount, 0.5, 0.01);
+}
+
+TEST(Fill, ExtremePutsANextToFltMaxAndBNear2ToTheMinus113) {
+  int negative_a = 0, tf32_rounds_to_inf = 0;
+  for (uint64_t i = 0; i < 100000; ++i) {
+    const float a = draw(Distribution::kExtreme, 2026, kStreamA, i);
+    const float b = draw(Distribution::kExtreme, 2026, kStreamB, i);
+    ASSERT_TRUE(std::isfinite(a)) << i;
+    ASSERT_GE(std::fabs(a), FLT_MAX / 2) << i;  // 2^127
+    ASSERT_GE(std::fabs(b), std::ldexp(1.0f, -113)) << i;
+    ASSERT_LT(std::fabs(b), std::ldexp(1.0f, -112)) << i;
+    const double product = static_cast<double>(a) * b;  // exact in double
+    ASSERT_GE(std::fabs(product), std::ldexp(1.0, 14));
+    ASSERT_LT(std::fabs(product), std::ldexp(1.0, 16));
+    negative_a += a < 0;
+    // The last 4096 floats below Inf (0x7F7FF000 and up, common/tf32.h): rounding them to the
+    // nearest TF32 value gives Inf, the overflow this distribution is there to catch.
+    uint32_t bits = 0;
+    std::memcpy(&bits, &a, sizeof bits);
+    tf32_rounds_to_inf += (bits & 0x7FFFFFFFu) >= 0x7F7FF000u;
+  }
+  EXPECT_NEAR(negative_a / 100000.0, 0.5, 0.01);
+  // 4096 of the binade's 2^23 mantissas: about 49 of 100000 draws.
+  EXPECT_GT(tf32_rounds_to_inf, 20);
+  EXPECT_LT(tf32_rounds_to_inf, 100);
+  // C0 stays ordinary: uniform in [-1, 1), the same numbers as --dist uniform's.
+  EXPECT_EQ(draw(Distribution::kExtreme, 2026, kStreamC0, 5),
+            draw(Distribution::kUniform, 2026, kStreamC0, 5));
+}
+
+TEST(CpuReference, ExtremeInputsGiveAFiniteResultThatFp32AccumulationMeets) {
+  // A near FLT_MAX, B near 2^-113: every product in [2^14, 2^16), every sum finite. A plain FP32
+  // accumulation (the FMA keeps each product exact) passes the FP32 bound against the double one.
+  const int64_t m = 7, n = 9, k = 1000;
+  std::vector<float> A(m * k), B(k * n), ref(m * n), fp32(m * n);
+  for (size_t i = 0; i < A.size(); ++i) A[i] = draw(Distribution::kExtreme, 3, kStreamA, i);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = draw(Distribution::kExtreme, 3, kStreamB, i);
+  gemm_reference_cpu(m, n, k, 1.0f, A.data(), B.data(), 0.0f, ref.data());
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t p = 0; p < k; ++p) acc = std::fma(A[i * k + p], B[p * n + j], acc);
+      fp32[i * n + j] = acc;
+      ASSERT_TRUE(std::isfinite(ref[i * n + j]));
+      ASSERT_LT(std::fabs(ref[i * n + j]), 65536.0f * k);
+    }
+  }
+  const VerifyResult v = verify(fp32.data(), ref.data(), m, n, k, 16.0);
+  EXPECT_TRUE(v.pass) << v.max_rel_err;
+  EXPECT_GT(v.ref_rms, 16384.0);  // about sqrt(K) times a product's size: an ordinary result
 }
 
 }  // namespace
