@@ -3,49 +3,50 @@
 //
 //   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
 //   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> 08 tensor cores -> [09 3xTF32]
+//   -> 10 wgmma
 //
 // Chapter 08 rounds every input to TF32 (10 mantissa bits) and loses about three decimal digits.
 // Here each input x is split into two TF32 numbers, big = tf32(x) and small = tf32(x - big),
-// which together keep about 22 of FP32's 24 significant bits, and the product a*b becomes
-// small_a*big_b + big_a*small_b + big_a*big_b (small*small, below FP32's last bit, is dropped):
-// three mma.sync per product instead of one. The split alone is not enough: the tensor cores add
-// into their FP32 accumulator with less care than an FP32 add (README.md, "Where the error
-// goes"), so every kPromote k-steps the tensor-core partial sums are added into separate FP32
-// accumulators on the CUDA cores and restarted from zero. Everything else is chapter 08's
-// kernels: cp.async pipeline, padded shared memory, ldmatrix for A, and on Hopper (sm_90a) the
-// wgmma kernel, whose rounding pass becomes a split pass (the "Hopper" section below).
-// Precision contract: FP32 (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32
-// tolerance; its speed is compared with that mode).
-// Limits: sm_80 or newer (TF32 mma.sync); wgmma on sm_90a; every shape.
-// Example: build/bin/09_3xtf32 --size 4096
+// which together keep all but about one of FP32's 24 significant bits, and the product a*b becomes
+// small_a*big_b + big_a*small_b + big_a*big_b (small*small, at the level of FP32's last bit, is
+// dropped): three mma.sync per product instead of one. The split alone is not enough: the tensor
+// cores add into their FP32 accumulator with less care than an FP32 add (README.md, "Where the
+// error goes: the accumulation"), so every kPromote k-steps the tensor-core partial sums are added
+// into separate FP32 accumulators on the CUDA cores and restarted from zero. Everything else is
+// chapter 08's kernel: cp.async pipeline, padded shared memory, ldmatrix for A (the wrappers in
+// common/). Precision contract: FP32 (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with
+// the FP32 tolerance; its speed is compared with that mode) for finite inputs whose products and
+// sums are finite in FP32 and whose nonzero elements are at least 2^-114 in magnitude; smaller ones
+// have subnormal small parts, which TF32 holds only to multiples of 2^-136 (README.md, "The
+// range"). Limits: sm_80 or newer (TF32 mma.sync); every shape. Example: build/bin/09_3xtf32 --size
+// 4096
 
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include <cuda_runtime.h>
 
+#include "common/cp_async.h"
 #include "common/grid.h"
 #include "common/harness.h"
+#include "common/mma_sync.h"
+#include "common/tf32.h"
 
 // Tile shape (BM, BN, BK, WM, WN, STAGES), chosen on the H100: README.md, "Choosing the tile".
 // Two sets of accumulators (tensor-core partial sums and FP32 totals) per thread: 64 x 32 warps.
 // The tuning build (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
-// A tuning build that sets SGEMM_TILE measures a tile of the mma.sync kernel: it keeps that kernel.
-#if defined(SGEMM_TILE) && !defined(SGEMM_WGMMA)
-#define SGEMM_WGMMA 0
-#endif
 #ifndef SGEMM_TILE
 #define SGEMM_TILE 128, 128, 32, 64, 32, 3
 #endif
 // Promotion interval: the tensor-core partial sums go into the FP32 accumulators every
-// SGEMM_PROMOTE mma k-steps (of 8), 0 = never (plain 3xTF32). README.md, "The promotion
-// interval", measures the speed and error of each.
+// SGEMM_PROMOTE mma k-steps (of 8), 0 = never (plain 3xTF32). README.md, "Promotion", measures
+// the speed and error of each.
 #ifndef SGEMM_PROMOTE
 #define SGEMM_PROMOTE 4
 #endif
-// SGEMM_VECTOR_B = 0 reads the B fragments with one 4-byte load per value instead of float4s
-// (chapter 08, README.md, "Results").
+// SGEMM_VECTOR_B = 0 reads the B fragments with one 4-byte load per value (chapter 08's default)
+// instead of float4s (chapter 08's SGEMM_VECTOR_B layout): README.md, "Attribution and
+// variants", measures both.
 #ifndef SGEMM_VECTOR_B
 #define SGEMM_VECTOR_B 1
 #endif
@@ -53,11 +54,9 @@
 namespace {
 
 using sgemm::ceil_div;
-
-// The tensor-core instruction's tile: mma.sync.aligned.m16n8k8 (TF32 in, FP32 out).
-constexpr int kMmaM = 16;
-constexpr int kMmaN = 8;
-constexpr int kMmaK = 8;
+using sgemm::kMmaK;
+using sgemm::kMmaM;
+using sgemm::kMmaN;
 
 // Everything the kernel derives from the tile shape, checked at compile time so that a bad
 // candidate of the tuning build fails to compile instead of failing at run time.
@@ -84,8 +83,8 @@ struct Tile {
   // start 4 banks apart and cover all 32 banks. sB[k][n]: rows padded so that the B fragment
   // loads of a warp cover 32 banks per phase: with 4-byte loads (k = lane % 4, n = lane / 4) rows
   // 8 banks apart; with LDS.128 (8 lanes per phase: 4 rows x 2 column groups) rows 8 banks apart
-  // for kFragsN = 4 and 4 banks apart for kFragsN = 8 (README.md, "Shared memory without bank
-  // conflicts").
+  // for kFragsN = 4 and 4 banks apart for kFragsN = 8 (chapter 08, README.md, "Shared memory
+  // without bank conflicts").
   static constexpr int kStrideA = kBlockK + 4;
   static constexpr int kStrideB = kBlockN + (kVectorB && kWarpN / kMmaN == 8 ? 4 : 8);
   static constexpr int kSizeA = kBlockM * kStrideA;
@@ -139,51 +138,18 @@ struct TileShape {
 constexpr TileShape kTile{SGEMM_TILE};
 using MainTile =
     Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
-// For problems whose big tiles would leave SMs idle (README.md, "Small problems").
+// For problems whose big tiles would leave SMs idle (chapter 08, README.md, "Small problems").
 using SmallTile = Tile<64, 128, 32, 32, 32, 3>;
 
-// ---- cp.async: asynchronous global -> shared copies (chapter 06) ------------------------------
-// A copy with valid == false reads nothing and writes zeros (src-size 0): the tile edges.
-
-__device__ __forceinline__ void copy_4(float* smem_dst, const float* gmem_src, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst),
-               "l"(__cvta_generic_to_global(gmem_src)), "r"(valid ? 4 : 0)
-               : "memory");
-}
-
-__device__ __forceinline__ void copy_16(float* smem_dst, const float* gmem_src, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
-               "l"(__cvta_generic_to_global(gmem_src)), "r"(valid ? 16 : 0)
-               : "memory");
-}
-
-__device__ __forceinline__ void copy_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int kPending>
-__device__ __forceinline__ void copy_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
 // ---- The tensor-core side ----------------------------------------------------------------------
-
-// FP32 -> TF32, rounded to nearest (ties away from zero): the low 13 mantissa bits become zero.
-// On sm_90 ptxas emits a compare (Inf/NaN stay as they are), an add and a mask. Chapter 08 drops
-// the mask (the tensor core ignores those bits); the split needs it: x - big must be exact.
-__device__ __forceinline__ uint32_t to_tf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
+// cp.async (common/cp_async.h), ldmatrix and mma.sync (common/mma_sync.h) as in chapter 08.
 
 // Column of a warp's C tile (and of its B tile) that holds column x (0..7) of mma n-tile j. The
 // mma does not care which columns of B it is given, as long as C's columns follow the same map.
 // Plain: 8j + x. kVectorB: kFragsN * p(x) + j, so lane group g = x finds its kFragsN values of a
 // k row side by side; p swaps bits 0 and 1 of x when kFragsN = 8, which puts the two lane groups
-// of one LDS.128 phase 16 banks apart (README.md, "Shared memory without bank conflicts").
+// of one LDS.128 phase 16 banks apart (chapter 08, README.md, "Shared memory without bank
+// conflicts").
 template <class T>
 __host__ __device__ constexpr int warp_column(int j, int x) {
   if (!T::kVectorB) return kMmaN * j + x;
@@ -191,41 +157,19 @@ __host__ __device__ constexpr int warp_column(int j, int x) {
   return T::kFragsN * p + j;
 }
 
-// Four 8 x 4 tiles of 32-bit values from shared memory, one per register: lanes 8q .. 8q + 7
-// give the row addresses of tile q, and lane l receives row l / 4, column l % 4 of each. For A
-// the four tiles are (rows 0-7, k 0-3), (rows 8-15, k 0-3), (rows 0-7, k 4-7), (rows 8-15, k 4-7)
-// of a 16 x 8 block: exactly the m16n8k8 fragment a0..a3, in one instruction instead of four.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr));
-}
-
-// d += a * b on a 16 x 8 x 8 tile. Fragments (g = lane / 4, t = lane % 4; PTX ISA, "Matrix
-// fragments for mma.m16n8k8", .tf32): a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4],
-// a3 = A[g+8][t+4]; b0 = B[t][g], b1 = B[t+4][g]; d0 = C[g][2t], d1 = C[g][2t+1],
-// d2 = C[g+8][2t], d3 = C[g+8][2t+1].
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4],
-                                         const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-  __trap();  // TF32 tensor cores need sm_80 or newer
-#endif
-}
-
-// x = big + small + (below FP32's last bits): big = tf32(x), small = tf32(x - big). x - big is
-// exact in FP32 (big has x's exponent and its leading 11 bits), so small holds x's next 11 bits.
+// x as two mma operands, big + small (README.md, "The split"): within 2^-23 |x| wherever
+// |x| >= 2^-114 ("The range"). big = sgemm::tf32_value(x): x rounded to the nearest TF32 number
+// with its 13 low bits cleared, so x - big is exact in FP32; it never overflows (the last 4096
+// floats below Inf are truncated instead of rounded up). small = x - big rounded for the tensor
+// core by sgemm::tf32_operand: nothing subtracts small, so its low bits may stay as the rounding's
+// add left them (two instructions, not tf32_value's three).
 struct Split {
   uint32_t big;
   uint32_t small;
 };
 __device__ __forceinline__ Split split_tf32(float x) {
-  const uint32_t big = to_tf32(x);
-  return {big, to_tf32(x - __uint_as_float(big))};
+  const float big = sgemm::tf32_value(x);
+  return {__float_as_uint(big), sgemm::tf32_operand(x - big)};
 }
 
 // The tensor cores' partial sums `part` join the FP32 totals `acc` (an FP32 add, correctly
@@ -275,12 +219,12 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
     if (kAlignedK) {
       // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside A.
       const bool ok = row_ok && (!kCheck || p.a_col < k_left);
-      copy_16(dst, ok ? src : A, ok);
+      sgemm::cp_async_16(dst, ok ? src : A, ok);
     } else {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const bool ok = row_ok && (!kCheck || p.a_col + j < k_left);
-        copy_4(dst + j, ok ? src + j : A, ok);
+        sgemm::cp_async_4(dst + j, ok ? src + j : A, ok);
       }
     }
   }
@@ -292,21 +236,20 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
     float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
     if (kAlignedN) {
       const bool ok = row_ok && p.b_src < n;
-      copy_16(dst, ok ? src_row + p.b_src : B, ok);
+      sgemm::cp_async_16(dst, ok ? src_row + p.b_src : B, ok);
     } else {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const bool ok = row_ok && p.b_src + j < n;
-        copy_4(dst + j, ok ? src_row + p.b_src + j : B, ok);
+        sgemm::cp_async_4(dst + j, ok ? src_row + p.b_src + j : B, ok);
       }
     }
   }
 }
 
-// This thread's share of every K tile's copies, fixed for the whole kernel. kSwizzleA: A's
-// 16-byte chunk c of row r goes to chunk c ^ (r % 8) of its 128-byte row (the wgmma kernel's
-// layout); otherwise to chunk c of its padded row.
-template <class T, bool kSwizzleA>
+// This thread's share of every K tile's copies, fixed for the whole kernel: chunk c of a row
+// goes to chunk c of its padded row in shared memory.
+template <class T>
 __device__ __forceinline__ CopyPlan make_copy_plan(int tid, const float* A, const float* B, int k,
                                                    int block_row, int block_col) {
   CopyPlan plan;
@@ -314,8 +257,7 @@ __device__ __forceinline__ CopyPlan make_copy_plan(int tid, const float* A, cons
   plan.a_col = (tid % T::kChunksA) * 4;
   plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
   plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
-  plan.a_dst = plan.a_row * T::kStrideA +
-               (kSwizzleA ? ((tid % T::kChunksA) ^ (plan.a_row % 8)) * 4 : plan.a_col);
+  plan.a_dst = plan.a_row * T::kStrideA + plan.a_col;
   plan.b_row = tid / T::kChunksB;
   plan.b_col = (tid % T::kChunksB) * 4;
   plan.b = B;
@@ -334,8 +276,7 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan& plan, const floa
   if (check) {
     copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left, k_left);
   } else {
-    copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left,
-                                              k_left);
+    copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left, k_left);
   }
   plan.a += T::kBlockK;
   plan.b += static_cast<int64_t>(T::kBlockK) * n;
@@ -363,7 +304,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // Prologue 1: the copy plan.
   const int rows_left = m - block_row;
   const bool edge_m = rows_left < T::kBlockM;
-  CopyPlan plan = make_copy_plan<T, false>(tid, A, B, k, block_row, block_col);
+  CopyPlan plan = make_copy_plan<T>(tid, A, B, k, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
   // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
@@ -386,7 +327,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 #pragma unroll
   for (int s = 0; s < T::kStages - 1; ++s) {
     if (s < num_tiles) issue(s, s);
-    copy_commit();
+    sgemm::cp_async_commit();
   }
 
   float acc[T::kFragsM][T::kFragsN][4] = {};   // FP32 totals (CUDA-core adds)
@@ -398,10 +339,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   int read_stage = 0;
   int write_stage = T::kStages - 1;
   for (int tile = 0; tile < num_tiles; ++tile) {
-    copy_wait<T::kStages - 2>();
+    sgemm::cp_async_wait<T::kStages - 2>();
     __syncthreads();
     if (tile + T::kStages - 1 < num_tiles) issue(tile + T::kStages - 1, write_stage);
-    copy_commit();
+    sgemm::cp_async_commit();
 
     const uint32_t a_stage = a_frag + read_stage * T::kStageFloats * sizeof(float);
     const float* b_stage = smem + read_stage * T::kStageFloats + b_frag;
@@ -412,7 +353,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
       uint32_t rB[T::kFragsN][2], rB_small[T::kFragsN][2];
 #pragma unroll
       for (int i = 0; i < T::kFragsM; ++i) {
-        ldmatrix_x4(rA[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
+        sgemm::ldmatrix_x4(rA[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           const Split v = split_tf32(__uint_as_float(rA[i][r]));
@@ -446,9 +387,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
       for (int i = 0; i < T::kFragsM; ++i) {
 #pragma unroll
         for (int j = 0; j < T::kFragsN; ++j) {
-          mma_tf32(part[i][j], rA_small[i], rB[j]);
-          mma_tf32(part[i][j], rA[i], rB_small[j]);
-          mma_tf32(part[i][j], rA[i], rB[j]);
+          sgemm::mma_tf32(part[i][j], rA_small[i], rB[j]);
+          sgemm::mma_tf32(part[i][j], rA[i], rB_small[j]);
+          sgemm::mma_tf32(part[i][j], rA[i], rB[j]);
         }
       }
       if constexpr (T::kStepsPerPromote > 0) {
@@ -512,373 +453,15 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 }
 
-// ==== Hopper (sm_90a): chapter 08's wgmma kernel, split ========================================
-// Chapter 08's wgmma kernel (C^T = B^T A^T: B^T from registers, A from shared memory through a
-// descriptor) with the split: the pass that rounded the A tile in place now writes big = tf32(a)
-// in place and small = tf32(a - big) into a second tile, the B^T fragments are split in
-// registers, and each k-step issues three wgmma into the partial sums. Every kPromote k-steps
-// the warpgroup waits for its wgmma and adds the partial sums into the FP32 totals; the next
-// wgmma then starts the partial sums afresh (scale-d = 0) instead of adding to them.
-
-// wgmma exists only in code compiled for sm_90a (the "a": features of this architecture only).
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SGEMM_WGMMA_BUILT 1
-#else
-#define SGEMM_WGMMA_BUILT 0
-#endif
-// SGEMM_WGMMA = 0 keeps the mma.sync kernel on the H100 too (README.md, "Results").
-#ifndef SGEMM_WGMMA
-#define SGEMM_WGMMA 1
-#endif
-
-// 1 in the machine code the driver loaded for this GPU when that code holds the wgmma kernel, 0
-// in code for other architectures, where the kernel below is only a stub; the launcher reads it.
-__device__ int wgmma_built = SGEMM_WGMMA_BUILT;
-
-// The Hopper tile. A warpgroup (128 threads) owns 64 columns of C; each wgmma.m64n128k8 gives
-// it 128 rows (its "N"); kBlockM / 128 of them cover the block's rows. kBlockK = 32 floats is one
-// 128-byte row, the width of the shared-memory swizzle wgmma reads.
-template <int kBlockM_, int kBlockN_, int kStages_>
-struct HopperTile {
-  static constexpr int kBlockM = kBlockM_;  // rows of C per block
-  static constexpr int kBlockN = kBlockN_;  // columns of C per block
-  static constexpr int kBlockK = 32;        // depth of one K tile: 128 bytes of floats
-  static constexpr int kStages = kStages_;  // K tiles held in shared memory at once
-  static constexpr int kWgmmaN = 128;       // rows of C per wgmma (its N)
-  static constexpr int kWgmmasM = kBlockM / kWgmmaN;
-  static constexpr int kWarpgroups = kBlockN / 64;
-  static constexpr int kThreads = 128 * kWarpgroups;
-
-  // sA[m][k]: rows of 32 floats (128 bytes), 16-byte chunk c of row r stored at chunk c ^ (r % 8)
-  // (the 128-byte swizzle): wgmma reads 8 rows of one chunk column at a time, which then lie in
-  // 8 different chunks, all 32 banks. sB[k][n] as in the mma.sync kernel: rows 8 banks apart.
-  static constexpr int kStrideA = kBlockK;
-  static constexpr int kStrideB = kBlockN + 8;
-  static constexpr int kSizeA = kBlockM * kStrideA;
-  // A stage: sA (big parts, where the copies land), sB, then sA's small parts.
-  static constexpr int kSmallA = kSizeA + kBlockK * kStrideB;
-  static constexpr int kStageFloats = kSmallA + kSizeA;
-  // + 1024: the stages start on a 1024-byte boundary, where the swizzle pattern starts.
-  static constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float)) + 1024;
-
-  static constexpr int kChunksA = kBlockK / 4;
-  static constexpr int kRowsPerPassA = kThreads / kChunksA;
-  static constexpr int kPassesA = kBlockM / kRowsPerPassA;
-  static constexpr int kChunksB = kBlockN / 4;
-  static constexpr int kRowsPerPassB = kThreads / kChunksB;
-  static constexpr int kPassesB = kBlockK / kRowsPerPassB;
-
-  static_assert(kBlockM % kWgmmaN == 0 && kBlockN % 64 == 0, "whole wgmma tiles per block");
-  static_assert(kRowsPerPassA % 8 == 0, "a thread's A chunks keep one swizzle phase (row % 8)");
-  static_assert(kThreads % kChunksB == 0 && kBlockK % kRowsPerPassB == 0,
-                "every thread copies the same number of chunks of B");
-  static_assert(kStageFloats * sizeof(float) % 1024 == 0, "every stage starts on 1024 bytes");
-  static_assert(kStages >= 2, "a pipeline needs at least two stages");
-
-  // Promotion every kPromote k-steps: inside a K tile when it divides the tile's kSteps, else
-  // every kPromote / kSteps tiles; 0 in both: never.
-  static constexpr int kSteps = kBlockK / kMmaK;
-  static constexpr int kPromote = SGEMM_PROMOTE;
-  static constexpr int kStepsPerPromote = kPromote > 0 && kPromote <= kSteps ? kPromote : 0;
-  static constexpr int kTilesPerPromote = kPromote > kSteps ? kPromote / kSteps : 0;
-  static_assert(kPromote >= 0 && (kStepsPerPromote == 0 || kSteps % kStepsPerPromote == 0) &&
-                    (kTilesPerPromote == 0 || kPromote % kSteps == 0),
-                "SGEMM_PROMOTE must divide, or be a multiple of, the k-steps of a K tile");
-  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
-};
-// (BM, BN, STAGES) of the wgmma kernel; the tuning build compiles other values. Partial sums and
-// totals are two sets of accumulators: 64 x 128 of C per warpgroup (64 + 64 registers).
-#ifndef SGEMM_HOPPER_TILE
-#define SGEMM_HOPPER_TILE 128, 128, 4
-#endif
-using HopperMainTile = HopperTile<SGEMM_HOPPER_TILE>;
-using HopperSmallTile = HopperTile<128, 64, 4>;  // for problems the big tile leaves SMs idle
-
-// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address,
-// leading-dimension offset (unused by a K-major swizzled operand; 1 by convention), stride
-// between groups of 8 rows (8 x 128 bytes), and swizzle mode 1 = 128-byte swizzle. Moving along
-// K inside the 128-byte row is adding bytes to the start address: the swizzle is applied to the
-// final address bits, so the same descriptor serves every k-step.
-__device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_addr) {
-  return ((smem_addr & 0x3FFFF) >> 4) | (1ull << 16) | (uint64_t{1024 >> 4} << 32) | (1ull << 62);
-}
-
-// Generic-proxy writes to shared memory (st.shared after the rounding) become visible to the
-// async proxy that wgmma reads through.
-__device__ __forceinline__ void fence_proxy_async() {
-#if SGEMM_WGMMA_BUILT
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-#endif
-}
-// Orders this warpgroup's register writes (fragments, accumulators) before the next wgmma.
-__device__ __forceinline__ void wgmma_fence() {
-#if SGEMM_WGMMA_BUILT
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wgmma_commit() {
-#if SGEMM_WGMMA_BUILT
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-#endif
-}
-// Waits until at most kPending committed groups of wgmma are still running.
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-#if SGEMM_WGMMA_BUILT
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
-#endif
-}
-// Keeps the compiler from moving the computation of registers a wgmma reads (fragments,
-// accumulators) across a wgmma fence or wait: ptxas would otherwise serialize the wgmma.
-template <int N>
-__device__ __forceinline__ void pin(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-template <int N>
-__device__ __forceinline__ void pin(uint32_t (&r)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
-}
-
-// d (64 x 128 of C^T per warpgroup) = a (64 x 8, registers) * b (8 x 128, shared memory)
-// + (add ? d : 0). d[4j + e] of lane (g, t) in warp w: row 16w + g + 8 (e / 2), column
-// 8j + 2t + e % 2 of C^T.
-__device__ __forceinline__ void wgmma_tf32(float (&d)[64], const uint32_t (&a)[4], uint64_t b,
-                                           bool add) {
-#if SGEMM_WGMMA_BUILT
-  // p: add to d (scale-d); the two 1s: take A and B as they are (no negation).
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(static_cast<int>(add)));
-#else
-  __trap();
-#endif
-}
-
-template <class T, bool kAlignedK, bool kAlignedN>
-__global__ void __launch_bounds__(T::kThreads, 1)
-    sgemm_wgmma(int m, int n, int k, float alpha, const float* __restrict__ A,
-                const float* __restrict__ B, float beta, float* __restrict__ C) {
-#if SGEMM_WGMMA_BUILT
-  extern __shared__ float4 smem_raw[];
-  const uint32_t raw_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-  const uint32_t pad = (1024 - raw_base % 1024) % 1024;
-  float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(smem_raw) + pad);
-  const uint32_t smem_base = raw_base + pad;
-
-  const int tid = threadIdx.x;
-  const int block_row = blockIdx.y * T::kBlockM;
-  const int block_col = blockIdx.x * T::kBlockN;
-  const int warpgroup = tid / 128;
-  const int warp = (tid % 128) / 32;  // inside the warpgroup
-  const int lane = tid % 32;
-  const int g = lane / 4;
-  const int t = lane % 4;
-
-  // The copy plan of the mma.sync kernel, A's chunks at their swizzled places.
-  const int rows_left = m - block_row;
-  const bool edge_m = rows_left < T::kBlockM;
-  CopyPlan plan = make_copy_plan<T, true>(tid, A, B, k, block_row, block_col);
-
-  // Register operand: B^T at k t (and t + 4), columns 64 warpgroup + 16 warp + 2g (and + 1).
-  const int b_frag = T::kSizeA + t * T::kStrideB + 64 * warpgroup + 16 * warp + 2 * g;
-  const int num_tiles = ceil_div(k, T::kBlockK);
-
-  auto issue = [&](int tile, int stage) {
-    issue_tile<T, kAlignedK, kAlignedN>(smem + stage * T::kStageFloats, plan, A, B, n, rows_left,
-                                        k - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
-  };
-
-  // Prologue: kStages - 1 tiles ahead, as in chapter 06: the warpgroups wait for all their wgmma
-  // at the end of every tile, so a stage is free again at the next barrier.
-#pragma unroll
-  for (int s = 0; s < T::kStages - 1; ++s) {
-    if (s < num_tiles) issue(s, s);
-    copy_commit();
-  }
-
-  float acc[T::kWgmmasM][64] = {};   // FP32 totals
-  float part[T::kWgmmasM][64] = {};  // tensor-core partial sums since the last promotion
-  bool fresh = true;                 // the next wgmma starts the partial sums afresh
-
-  // The partial sums join the totals (an FP32 add on the CUDA cores, after the warpgroup's wgmma
-  // are done) and the next wgmma overwrites them instead of adding.
-  auto promote = [&] {
-    wgmma_wait<0>();
-#pragma unroll
-    for (int i = 0; i < T::kWgmmasM; ++i) {
-      pin(part[i]);
-#pragma unroll
-      for (int r = 0; r < 64; ++r) acc[i][r] += part[i][r];
-    }
-    fresh = true;
-  };
-
-  for (int tile = 0; tile < num_tiles; ++tile) {
-    const int stage = tile % T::kStages;
-    float* sA = smem + stage * T::kStageFloats;
-    // Tile `tile` has landed (this thread's copies). Split them in place, once, for every
-    // warpgroup's wgmma: big where the copy landed, small in the second tile.
-    copy_wait<T::kStages - 2>();
-#pragma unroll
-    for (int i = 0; i < T::kPassesA; ++i) {
-      const int offset = plan.a_dst + i * T::kRowsPerPassA * T::kStrideA;
-      float4* big = reinterpret_cast<float4*>(sA + offset);
-      float4* small = reinterpret_cast<float4*>(sA + T::kSmallA + offset);
-      const float4 v = *big;
-      const Split x = split_tf32(v.x), y = split_tf32(v.y), z = split_tf32(v.z), w = split_tf32(v.w);
-      *big = make_float4(__uint_as_float(x.big), __uint_as_float(y.big), __uint_as_float(z.big),
-                         __uint_as_float(w.big));
-      *small = make_float4(__uint_as_float(x.small), __uint_as_float(y.small),
-                           __uint_as_float(z.small), __uint_as_float(w.small));
-    }
-    fence_proxy_async();
-    // Every thread's part of the tile is in, and every warpgroup is done with tile - 1.
-    __syncthreads();
-    if (tile + T::kStages - 1 < num_tiles) {
-      issue(tile + T::kStages - 1, (tile + T::kStages - 1) % T::kStages);
-    }
-    copy_commit();
-
-    // B^T fragments, split: rows g and g + 8 of the warp's 16 are columns 2g and 2g + 1 (one
-    // 8-byte load each, as in chapter 08).
-    const float* b_stage = sA + b_frag;
-    uint32_t big[T::kSteps][4], small[T::kSteps][4];
-#pragma unroll
-    for (int s = 0; s < T::kSteps; ++s) {
-      const float2 lo = *reinterpret_cast<const float2*>(b_stage + (kMmaK * s) * T::kStrideB);
-      const float2 hi = *reinterpret_cast<const float2*>(b_stage + (kMmaK * s + 4) * T::kStrideB);
-      const Split v[4] = {split_tf32(lo.x), split_tf32(lo.y), split_tf32(hi.x), split_tf32(hi.y)};
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        big[s][r] = v[r].big;
-        small[s][r] = v[r].small;
-      }
-    }
-    // Descriptors of the big and small A tiles: rows 128 i .., k 8 s .. 8 s + 7 (units of 16 B).
-    const uint32_t stage_addr = smem_base + stage * T::kStageFloats * sizeof(float);
-    const uint64_t desc_big = smem_descriptor(stage_addr);
-    const uint64_t desc_small = smem_descriptor(stage_addr + T::kSmallA * sizeof(float));
-
-#pragma unroll
-    for (int s = 0; s < T::kSteps; ++s) {
-      pin(big[s]);
-      pin(small[s]);
-    }
-#pragma unroll
-    for (int i = 0; i < T::kWgmmasM; ++i) pin(part[i]);
-    wgmma_fence();
-#pragma unroll
-    for (int s = 0; s < T::kSteps; ++s) {
-#pragma unroll
-      for (int i = 0; i < T::kWgmmasM; ++i) {
-        const uint64_t offset = (i * T::kWgmmaN * T::kStrideA + kMmaK * s) * sizeof(float) / 16;
-        // small * big + big * small + big * big (small * small is below FP32's last bit): the
-        // small products first, while the partial sum is small too.
-        wgmma_tf32(part[i], small[s], desc_big + offset, !fresh);
-        wgmma_tf32(part[i], big[s], desc_small + offset, true);
-        wgmma_tf32(part[i], big[s], desc_big + offset, true);
-      }
-      fresh = false;
-      if constexpr (T::kStepsPerPromote > 0) {
-        if ((s + 1) % T::kStepsPerPromote == 0) {
-          wgmma_commit();
-          promote();
-          if (s + 1 < T::kSteps) wgmma_fence();
-        }
-      }
-    }
-    if constexpr (T::kStepsPerPromote == 0) {
-      wgmma_commit();
-      if (T::kTilesPerPromote > 0 && (tile + 1) % T::kTilesPerPromote == 0) {
-        promote();
-      } else {
-        // The stage and the fragments are reused after the next barrier.
-        wgmma_wait<0>();
-      }
-    }
-  }
-  // What is left since the last promotion (all of it when kPromote == 0; 0 + x is exact).
-  wgmma_wait<0>();
-  if (!fresh) {
-#pragma unroll
-    for (int i = 0; i < T::kWgmmasM; ++i) {
-      pin(part[i]);
-#pragma unroll
-      for (int r = 0; r < 64; ++r) acc[i][r] += part[i][r];
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < T::kWgmmasM; ++i) pin(acc[i]);
-
-  // Epilogue: acc[i][4j + e] is C^T (row g + 8 (e / 2) of warp w's 16, column 8j + 2t + e % 2)
-  // of row block 128 i, i.e. C at row 128 i + 8j + 2t + e % 2, column 64 warpgroup + 16 warp +
-  // 2g + e / 2: registers e and e + 2 are neighbours in a row of C, one 8-byte store. A warp's
-  // store covers 64 bytes of each of 4 rows.
-#pragma unroll
-  for (int i = 0; i < T::kWgmmasM; ++i) {
-#pragma unroll
-    for (int j = 0; j < T::kWgmmaN / 8; ++j) {
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int row = block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
-        const int col = block_col + 64 * warpgroup + 16 * warp + 2 * g;
-        if (row >= m) continue;
-        float* c = C + static_cast<int64_t>(row) * n + col;
-        const float v0 = alpha * acc[i][4 * j + e];
-        const float v1 = alpha * acc[i][4 * j + e + 2];
-        if (kAlignedN) {
-          // N even: col < n implies col + 1 < n, and the pair starts on 8 bytes.
-          if (col >= n) continue;
-          float2 out = make_float2(v0, v1);
-          if (beta != 0.0f) {
-            const float2 old = *reinterpret_cast<const float2*>(c);
-            out.x += beta * old.x;
-            out.y += beta * old.y;
-          }
-          *reinterpret_cast<float2*>(c) = out;
-        } else {
-          if (col < n) c[0] = beta != 0.0f ? v0 + beta * c[0] : v0;
-          if (col + 1 < n) c[1] = beta != 0.0f ? v1 + beta * c[1] : v1;
-        }
-      }
-    }
-  }
-#else
-  __trap();  // built without sm_90a code: the launcher never picks this kernel
-#endif
-}
-
-
-// Launches one tile shape of one kernel over the whole problem, in the instantiation for K % 4
-// and N % 4 (16-byte or 4-byte copies).
-template <class T, bool kHopper>
+// Launches one tile shape over the whole problem, in the instantiation for K % 4 and N % 4
+// (16-byte or 4-byte copies).
+template <class T>
 void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float* C,
                  cudaStream_t stream) {
   using Kernel = void(int, int, int, float, const float*, const float*, float, float*);
-  Kernel* kernels[2][2];  // [K % 4 == 0][N % 4 == 0]
-  if constexpr (kHopper) {
-    kernels[1][1] = &sgemm_wgmma<T, true, true>;
-    kernels[1][0] = &sgemm_wgmma<T, true, false>;
-    kernels[0][1] = &sgemm_wgmma<T, false, true>;
-    kernels[0][0] = &sgemm_wgmma<T, false, false>;
-  } else {
-    kernels[1][1] = &sgemm_3xtf32<T, true, true>;
-    kernels[1][0] = &sgemm_3xtf32<T, true, false>;
-    kernels[0][1] = &sgemm_3xtf32<T, false, true>;
-    kernels[0][0] = &sgemm_3xtf32<T, false, false>;
-  }
+  // [K % 4 == 0][N % 4 == 0]
+  Kernel* const kernels[2][2] = {{&sgemm_3xtf32<T, false, false>, &sgemm_3xtf32<T, false, true>},
+                                 {&sgemm_3xtf32<T, true, false>, &sgemm_3xtf32<T, true, true>}};
   // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
   static const bool raised = [&] {
     for (auto& row : kernels) {
@@ -897,83 +480,50 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
   });
 }
 
-// The GPU this process runs on: its SM count, and whether it takes the wgmma kernel: compute
-// capability 9.0, and the code the driver loaded for it was compiled for sm_90a (a build for
-// "90" without the "a", or SGEMM_WGMMA=0, keeps the mma.sync kernel).
-struct Gpu {
-  int sms = 0;
-  bool wgmma = false;
-};
-const Gpu& gpu() {
-  static const Gpu info = [] {
-    Gpu g;
-    int device = 0, major = 0, minor = 0, built = 0;
+// The SM count of the GPU this process runs on, read once.
+int sm_count() {
+  static const int sms = [] {
+    int device = 0, count = 0;
     cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    if (SGEMM_WGMMA && major == 9 && minor == 0) {
-      g.wgmma = cudaMemcpyFromSymbol(&built, wgmma_built, sizeof built) == cudaSuccess && built == 1;
-      (void)cudaGetLastError();  // a failed query only means: no wgmma
-    }
-    return g;
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    return count;
   }();
-  return info;
+  return sms;
 }
 
-// The big tile when it gives every SM at least one block (the wgmma kernel: half of them, as
-// measured at 2048^3, where its 128 big blocks beat the small tile's 256); the small one otherwise.
-template <class Big>
+// The big tile when it gives every SM at least one block, the small one otherwise (chapter 08,
+// README.md, "Small problems").
 bool takes_small_tile(const sgemm::Problem& p) {
   const int64_t big_tiles =
-      static_cast<int64_t>(ceil_div(p.m, Big::kBlockM)) * ceil_div(p.n, Big::kBlockN);
-  return big_tiles < (std::is_same_v<Big, MainTile> ? gpu().sms : gpu().sms / 2);
+      static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
+  return big_tiles < sm_count();
 }
 
 void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, float* C,
-                         cudaStream_t stream) {
-  if (gpu().wgmma) {
-    if (takes_small_tile<HopperMainTile>(p)) {
-      launch_tile<HopperSmallTile, true>(p, A, B, C, stream);
-    } else {
-      launch_tile<HopperMainTile, true>(p, A, B, C, stream);
-    }
-  } else if (takes_small_tile<MainTile>(p)) {
-    launch_tile<SmallTile, false>(p, A, B, C, stream);
+                   cudaStream_t stream) {
+  if (takes_small_tile(p)) {
+    launch_tile<SmallTile>(p, A, B, C, stream);
   } else {
-    launch_tile<MainTile, false>(p, A, B, C, stream);
+    launch_tile<MainTile>(p, A, B, C, stream);
   }
 }
 
 // The tile the launcher takes for this problem, for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  if (gpu().wgmma) {
-    return takes_small_tile<HopperMainTile>(p)
-               ? sgemm::TileSize{HopperSmallTile::kBlockM, HopperSmallTile::kBlockN}
-               : sgemm::TileSize{HopperMainTile::kBlockM, HopperMainTile::kBlockN};
-  }
-  return takes_small_tile<MainTile>(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                                       : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  return takes_small_tile(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+                             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The title carries both kernels' tiles and the promotion interval, so tuning runs tell
-  // themselves apart; which kernel runs is decided per GPU (gpu()).
-  const std::string mma_sync = "mma.sync, BM x BN x BK = " + std::to_string(kTile.block_m) + "x" +
-                               std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) +
-                               ", warp " + std::to_string(kTile.warp_m) + "x" +
-                               std::to_string(kTile.warp_n) + ", " + std::to_string(kTile.stages) +
-                               " stages";
-  const std::string wgmma = "wgmma on sm_90a, " + std::to_string(HopperMainTile::kBlockM) + "x" +
-                            std::to_string(HopperMainTile::kBlockN) + "x" +
-                            std::to_string(HopperMainTile::kBlockK) + ", " +
-                            std::to_string(HopperMainTile::kStages) + " stages";
+  // The title carries the tile and the promotion interval, so tuning runs tell themselves apart.
   static const std::string title =
-      "3xTF32 (big + small TF32 split, 3 tensor-core products, promoted every " +
-      std::to_string(SGEMM_PROMOTE) + " k-steps; " +
-      (SGEMM_WGMMA ? wgmma + "; else " + mma_sync : mma_sync) + ")";
+      "3xTF32 (big + small TF32 split, 3 mma.sync per product, promoted every " +
+      std::to_string(SGEMM_PROMOTE) + " k-steps; BM x BN x BK = " + std::to_string(kTile.block_m) +
+      "x" + std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) + ", warp " +
+      std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n) + ", " +
+      std::to_string(kTile.stages) + " stages)";
   const sgemm::Chapter chapter{"09_3xtf32",   title.c_str(), &launch_3xtf32,
                                kTile.block_m, kTile.block_n, &tile_for};
   return sgemm::run_chapter(chapter, argc, argv);

@@ -79,12 +79,11 @@ message(STATUS "CUDA architectures: ${CMAKE_CUDA_ARCHITECTURES} (${_origin})")
 set(_SGEMM_CUDA_ARCHITECTURES_CHOSEN "${CMAKE_CUDA_ARCHITECTURES}" CACHE INTERNAL "")
 set(_SGEMM_CUDA_ARCHITECTURES_ORIGIN "${_origin}" CACHE INTERNAL "")
 
-# Chapters 08 and 09 have a Hopper kernel (wgmma) that exists only in code compiled for sm_90a,
-# the architecture-specific form of sm_90. For their targets every "90" entry becomes "90a": its
-# machine code runs on compute capability 9.0 (H100, H200, GH200), as "90"'s did, and every other
-# GPU runs the code of the other entries (the mma.sync kernel). Its PTX cannot be compiled for later
-# GPUs, whose PTX then comes from the other entries. "native" stays as it is: such a build keeps
-# the mma.sync kernel on an H100 too (the chapter says which kernel ran).
+# The Hopper chapters (10 on) use wgmma, which exists only in code compiled for sm_90a, the
+# architecture-specific form of sm_90. For their targets every "90" entry becomes "90a": its
+# machine code runs on compute capability 9.0 (H100, H200, GH200), as "90"'s did. Its PTX cannot be
+# compiled for later GPUs. On any other GPU, or in a build whose list has no 90 ("native" stays as
+# it is), the chapter finds no sm_90a code and says so in one error line (common/wgmma.h).
 function(sgemm_use_sm90a target)
   set(archs "")
   foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)

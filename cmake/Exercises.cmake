@@ -77,5 +77,11 @@ foreach(patch_file IN LISTS sgemm_exercise_patches)
   add_executable(${target} "${patched}")
   target_link_libraries(${target} PRIVATE sgemm::harness)
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${SGEMM_BIN_DIR}")
+  # A chapter with wgmma (it includes common/wgmma.h) is built for sm_90a where the list says 90,
+  # as its sgemm_add_chapter(... SM90A) line does; its exercises must be too.
+  file(STRINGS "${source}" uses_wgmma REGEX "#include \"common/wgmma.h\"")
+  if(uses_wgmma)
+    sgemm_use_sm90a(${target})
+  endif()
   add_dependencies(exercises ${target})
 endforeach()

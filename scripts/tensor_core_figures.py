@@ -1,30 +1,35 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Figures of chapters 08 (tensor cores) and 09 (3xTF32), drawn from the chapters' own parameters.
+"""Figures of chapters 08 (tensor cores), 09 (3xTF32) and 10 (wgmma), drawn from the chapters' own
+parameters.
 
-The tile is read from the default `#define SGEMM_TILE a, b, ...` of each chapter source (fields in
-the order of its TileShape struct), the Hopper tile from `#define SGEMM_HOPPER_TILE a, b, c` (the
-template parameters of the struct `using X = HopperTile<SGEMM_HOPPER_TILE>` names, with its literal
-constants and the shape of its wgmma instruction); the mma.sync m16n8k8 fragment layout is the PTX
-ISA's ("Matrix fragments for mma.m16n8k8", .tf32), written once below. No GPU is needed.
+The 08/09 tile is read from the default `#define SGEMM_TILE a, b, ...` of each chapter source
+(fields in the order of its TileShape struct); 10's from its `#define SGEMM_TILE a, b, c` (the
+template parameters of the struct `using X = HopperTile<SGEMM_TILE>` names, with that struct's
+literal constants, the defaults of the SGEMM_ switches it reads, and the shape of the wgmma
+wrapper the kernel calls); the mma.sync m16n8k8 fragment layout is the PTX ISA's ("Matrix
+fragments for mma.m16n8k8", .tf32), written once below. No GPU is needed.
 Every figure carries what it was drawn from (a PNG text chunk, as figures.py's figures do): the
-tile or Hopper tile, a digest of the measured CSV, or the layout and bit formats written below,
-so the host test sees a committed figure that no longer matches its source (out_of_date()).
+tile or Hopper tile, a digest of the measured CSV, or the layout, bit formats and schematic
+durations written below, so the host test sees a committed figure that no longer matches its
+source (out_of_date()).
 
   08_tensor_cores/figures/fragments.png  who holds what of one m16n8k8: A, B and C fragments
   08_tensor_cores/figures/warp_tile.png  block -> warps -> mma tiles of the default tile
   08_tensor_cores/figures/banks.png      banks of the fragment loads: ldmatrix phases of A
                                          (rows padded to BK + 4) and the b0 loads of B (BN + 8)
-  08_tensor_cores/figures/wgmma.png      the Hopper kernel (SGEMM_HOPPER_TILE): block -> warpgroups
-                                         -> wgmma row blocks, the 128-byte swizzle of the A tile,
-                                         the lanes' B^T register operand
   09_3xtf32/figures/split.png            FP32 -> TF32 big + TF32 small: which bits each keeps
   09_3xtf32/figures/promotion.png        speed and error against the promotion interval, from the
                                          measured 09_3xtf32/figures/promotion_h100.csv
+  10_wgmma/figures/wgmma.png             the wgmma kernel (SGEMM_TILE): block -> warpgroups ->
+                                         wgmma row blocks, the 128-byte swizzle of the A tile,
+                                         the lanes' B^T register operand
+  10_wgmma/figures/pipeline.png          the wgmma kernel's pipeline over time: the stages, the
+                                         warps' steps and the wgmma groups (kStages, kInFlight)
 
 Usage: python3 scripts/tensor_core_figures.py [--out DIR] [--root DIR]
-Exit codes: 0 written, 2 bad usage (a source whose SGEMM_TILE or SGEMM_HOPPER_TILE cannot be read,
-an unreadable promotion CSV, matplotlib missing).
+Exit codes: 0 written, 2 bad usage (a source whose SGEMM_TILE cannot be read, an unreadable
+promotion CSV, matplotlib missing).
 """
 
 import hashlib
@@ -49,71 +54,96 @@ def tile_of(source):
     return tile
 
 
-HOPPER_FIELDS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kWgmmaN", "wgmma_m", "wgmma_n",
-                 "wgmma_k")
+HOPPER_SOURCE = Path("10_wgmma") / "wgmma.cu"
+HOPPER_FIELDS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kWgmmaN", "kInFlight", "wgmma_m",
+                 "wgmma_n", "wgmma_k")
+WGMMA_FIGURE_FIELDS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kWgmmaN")  # wgmma.png
+PIPELINE_FIELDS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kInFlight")    # pipeline.png
 SWIZZLE_BYTES = 128  # wgmma's 128-byte swizzle: 16-byte chunk c of row r lands at c ^ (r % 8)
 
 
 def hopper_tile_of(source):
-    """{HOPPER_FIELDS: value} of the wgmma kernel's default tile: the `#define SGEMM_HOPPER_TILE`
-    values matched to the template parameters of the struct `using X = HopperTile<...>` names,
-    its `static constexpr int kName = <parameter or literal>;` lines, and the m/n/k of its
-    wgmma.mma_async instruction."""
+    """{HOPPER_FIELDS: value} of the wgmma kernel's default tile: the `#define SGEMM_TILE` values
+    matched to the template parameters of the struct `using X = HopperTile<SGEMM_TILE>` names,
+    its `static constexpr int kName = <parameter, literal or SGEMM_ switch>;` lines (a switch
+    takes its `#define SGEMM_X <int>` default), and the m/n/k of the wgmma the kernel issues
+    (the wrapper it calls, sgemm::wgmma_m<m>n<n>k<k>_tf32, or the instruction itself)."""
     try:
         text = strip_comments(Path(source).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{source}: cannot read: {error}") from None
-    default = re.search(r"^\s*#define\s+SGEMM_HOPPER_TILE\s+(.+)$", text, flags=re.M)
+    default = re.search(r"^\s*#define\s+SGEMM_TILE\s+(.+)$", text, flags=re.M)
     if not default:
-        raise UsageError(f"{source}: no `#define SGEMM_HOPPER_TILE` default")
+        raise UsageError(f"{source}: no `#define SGEMM_TILE` default")
     try:
         values = [int(v) for v in default.group(1).split(",")]
     except ValueError:
-        raise UsageError(f"{source}: SGEMM_HOPPER_TILE is not a list of integers: "
+        raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: "
                          f"{default.group(1).strip()}") from None
-    user = re.search(r"\busing\s+\w+\s*=\s*(\w+)\s*<\s*SGEMM_HOPPER_TILE\s*>", text)
+    user = re.search(r"\busing\s+\w+\s*=\s*(\w+)\s*<\s*SGEMM_TILE\s*>", text)
     if not user:
-        raise UsageError(f"{source}: no `using <Name> = <Struct><SGEMM_HOPPER_TILE>;` says what "
-                         "the SGEMM_HOPPER_TILE values are")
+        raise UsageError(f"{source}: no `using <Name> = <Struct><SGEMM_TILE>;` says what the "
+                         "SGEMM_TILE values are")
     struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(user.group(1)) +
                        r"\s*\{(.*?)\n\};", text, flags=re.S)
     if not struct:
         raise UsageError(f"{source}: template struct {user.group(1)} not found")
     names = [p.split()[-1] for p in struct.group(1).split(",")]
     if len(names) != len(values):
-        raise UsageError(f"{source}: SGEMM_HOPPER_TILE has {len(values)} values but "
+        raise UsageError(f"{source}: SGEMM_TILE has {len(values)} values but "
                          f"{user.group(1)} has {len(names)} template parameters")
     given = dict(zip(names, values))
+    switches = {name: int(value) for name, value in
+                re.findall(r"^\s*#define\s+(SGEMM_\w+)\s+(\d+)\s*$", text, flags=re.M)}
     tile = {}
     for name, value in re.findall(r"static\s+constexpr\s+int\s+(k\w+)\s*=\s*(\w+)\s*;",
                                   struct.group(2)):
         if value in given:
             tile[name] = given[value]
+        elif value in switches:
+            tile[name] = switches[value]
         elif value.isdigit():
             tile[name] = int(value)
-    shape = re.search(r"wgmma\.mma_async\.sync\.aligned\.m(\d+)n(\d+)k(\d+)\.f32\.tf32", text)
+    shape = (re.search(r"\bwgmma_m(\d+)n(\d+)k(\d+)_tf32\s*\(", text) or
+             re.search(r"wgmma\.mma_async\.sync\.aligned\.m(\d+)n(\d+)k(\d+)\.f32\.tf32", text))
     if shape:
         tile.update(zip(("wgmma_m", "wgmma_n", "wgmma_k"), map(int, shape.groups())))
     missing = [n for n in HOPPER_FIELDS if n not in tile]
     if missing:
         raise UsageError(f"{source}: cannot find {', '.join(missing)} of the wgmma tile")
-    tile = {n: tile[n] for n in HOPPER_FIELDS}
-    # What the figure draws must hold for the kernel too (its static_asserts say the same).
-    checks = [(min(tile.values()) > 0, "every value must be positive"),
+    # What the figures draw must hold for the kernel too (its static_asserts say the same).
+    checks = [(min(tile[n] for n in HOPPER_FIELDS if n != "kInFlight") > 0,
+               "every value must be positive"),
               (tile["wgmma_n"] == tile["kWgmmaN"], "kWgmmaN is not the wgmma's n"),
+              (tile.get("kWgmmaM", tile["wgmma_m"]) == tile["wgmma_m"],
+               "kWgmmaM is not the wgmma's m"),
+              (tile.get("kWgmmaK", tile["wgmma_k"]) == tile["wgmma_k"],
+               "kWgmmaK is not the wgmma's k"),
               (tile["kBlockM"] % tile["kWgmmaN"] == 0, "kBlockM is not a multiple of kWgmmaN"),
               (tile["kBlockN"] % tile["wgmma_m"] == 0, "kBlockN is not a multiple of wgmma's m"),
-              (4 * tile["kBlockK"] == SWIZZLE_BYTES, "a row of the A tile is not 128 bytes")]
+              (4 * tile["kBlockK"] == SWIZZLE_BYTES, "a row of the A tile is not 128 bytes"),
+              (tile["kInFlight"] in (0, 1), "kInFlight is not 0 or 1"),
+              (tile["kStages"] >= 2 + tile["kInFlight"],
+               "fewer than 2 + kInFlight stages")]
     for ok, why in checks:
         if not ok:
-            raise UsageError(f"{source}: SGEMM_HOPPER_TILE {default.group(1).strip()}: {why}")
-    return tile
+            raise UsageError(f"{source}: SGEMM_TILE {default.group(1).strip()}: {why}")
+    return {n: tile[n] for n in HOPPER_FIELDS}
 
 
 def hopper_signature(tile):
     """The parameters wgmma.png is drawn from, as one line (stamped into the PNG)."""
-    return ("08_tensor_cores: " + ", ".join(f"{n} = {tile[n]}" for n in HOPPER_FIELDS[:5]) +
+    return ("10_wgmma: " + ", ".join(f"{n} = {tile[n]}" for n in WGMMA_FIGURE_FIELDS) +
             f"; wgmma m{tile['wgmma_m']}n{tile['wgmma_n']}k{tile['wgmma_k']}")
+
+
+def pipeline_signature(tile):
+    """What pipeline.png is drawn from: the tile's pipeline parameters and a digest of the
+    schematic durations below, so an edit to either asks for a redraw."""
+    durations = digest(repr(sorted(PIPELINE_DURATIONS.items())).encode())
+    return ("10_wgmma: " + ", ".join(f"{n} = {tile[n]}" for n in PIPELINE_FIELDS) +
+            f"; wgmma m{tile['wgmma_m']}n{tile['wgmma_n']}k{tile['wgmma_k']}"
+            f"; schematic durations sha256 {durations}")
 
 
 def tile_signature(tile):
@@ -147,14 +177,15 @@ def table_signature(table):
 
 def signatures(root):
     """{(chapter, figure): the line stamped into it}: what each figure is drawn from in root."""
-    source = root / "08_tensor_cores" / "tensor_cores.cu"
-    tile = tile_signature(tile_of(source))
+    tile = tile_signature(tile_of(root / "08_tensor_cores" / "tensor_cores.cu"))
+    hopper = hopper_tile_of(root / HOPPER_SOURCE)
     return {("08_tensor_cores", "fragments.png"): fragment_signature(),
             ("08_tensor_cores", "warp_tile.png"): tile,
             ("08_tensor_cores", "banks.png"): tile,
-            ("08_tensor_cores", "wgmma.png"): hopper_signature(hopper_tile_of(source)),
             ("09_3xtf32", "split.png"): split_signature(),
-            ("09_3xtf32", "promotion.png"): table_signature(root / PROMOTION_CSV)}
+            ("09_3xtf32", "promotion.png"): table_signature(root / PROMOTION_CSV),
+            ("10_wgmma", "wgmma.png"): hopper_signature(hopper),
+            ("10_wgmma", "pipeline.png"): pipeline_signature(hopper)}
 
 
 def out_of_date(root):
@@ -317,7 +348,7 @@ def draw_wgmma(plt, tile, out):
     """The Hopper kernel: the block tile by warpgroup and wgmma row block, the A tile's 128-byte
     swizzle against none for one k-step, and the B^T fragments the lanes load from sB."""
     from matplotlib.patches import Rectangle
-    bm, bn, bk, stages, wn = (tile[k] for k in HOPPER_FIELDS[:5])
+    bm, bn, bk, stages, wn = (tile[k] for k in WGMMA_FIGURE_FIELDS)
     mm, mk = tile["wgmma_m"], tile["wgmma_k"]
     groups, blocks = bn // mm, bm // wn
     fig = plt.figure(figsize=(14, 10))
@@ -389,16 +420,20 @@ def draw_wgmma(plt, tile, out):
                  "fragment at k = t and t + 4;\nthose rows stand for columns 2g and 2g + 1 of C, "
                  "neighbours in sB[k][n]: each red pair is one 8-byte load.", fontsize=9.5,
                  loc="left")
-    fig.suptitle(f"08 Hopper kernel, SGEMM_HOPPER_TILE {bm}, {bn}, {stages}: C^T = B^T A^T with "
+    fig.suptitle(f"10_wgmma, SGEMM_TILE {bm}, {bn}, {stages}: C^T = B^T A^T with "
                  f"wgmma.mma_async.m{mm}n{wn}k{mk} (TF32),\nA from swizzled shared memory, B^T "
                  "from registers", fontsize=11.5, x=0.01, ha="left", fontweight="bold")
     fig.text(0.01, 0.04, f"Accumulators: each thread holds {blocks} x {mm * wn // 128} floats; "
              f"d[4j + e] of row block i, lane (g, t), warp w of warpgroup wg is C at row {wn} i + "
              f"8j + 2t + e % 2, column {mm} wg + 16 w + 2g + e / 2.", fontsize=8.5)
-    fig.text(0.01, 0.012, "08_tensor_cores default SGEMM_HOPPER_TILE, drawn by "
+    fig.text(0.01, 0.012, "10_wgmma default SGEMM_TILE, drawn by "
              "scripts/tensor_core_figures.py", fontsize=7, color="#57606a")
     fig.subplots_adjust(left=0.05, right=0.97, top=0.84, bottom=0.1)
-    # A 256-colour palette, as figures.py's figures: a third of the size for a flat diagram.
+    save_palette(plt, fig, out)
+
+
+def save_palette(plt, fig, out):
+    """A 256-colour palette, as figures.py's figures: a third of the size for a flat diagram."""
     import io
     from PIL import Image
     buffer = io.BytesIO()
@@ -406,6 +441,170 @@ def draw_wgmma(plt, tile, out):
     plt.close(fig)
     buffer.seek(0)
     Image.open(buffer).convert("RGB").quantize(256).save(out, optimize=True)
+
+
+# Durations of pipeline.png, in arbitrary units: schematic, chosen to be legible, not measured
+# (10_wgmma/README.md gives the measured effect of each part). Only their order and overlap are
+# the kernel's. A group of wgmma takes less than half of the warps' work on a tile: the profiler
+# sees the tensor cores wait for the warps, not the other way round (README, "What the profiler
+# shows").
+PIPELINE_DURATIONS = {
+    "issue": 0.6,        # the cp.async of one tile (the warps' share)
+    "latency": 8.0,      # from issue until the copies have landed
+    "round": 2.4,        # rounding this thread's A chunks in place, fence.proxy.async
+    "barrier": 0.4,      # __syncthreads
+    "fragments": 2.0,    # B^T fragment loads and their rounding, the descriptors
+    "wgmma_issue": 0.8,  # wgmma.fence, kKSteps x kRowBlocks wgmma, commit_group
+    "group": 2.8,        # the tensor cores on one committed group (one K tile)
+}
+# The warps' phases of one K tile, in the kernel's order, and how pipeline.png colours them.
+# Labels are formatted with ahead, in_flight, k_steps and row_blocks.
+PIPELINE_PHASES = [("copy_wait", "cp.async.wait_group: wait until tile t has landed", "#d0d7de"),
+                   ("round", "round A in shared memory, fence.proxy.async", "#E69F00"),
+                   ("wgmma_wait", "wgmma.wait_group {in_flight}: wait for group t - "
+                    "{oldest}", "#cf222e"),
+                   ("barrier", "__syncthreads", "#1f2328"),
+                   ("issue", "issue the cp.async of tile t + {ahead}", "#0072B2"),
+                   ("fragments", "B^T fragments (LDS.64, rounding), descriptors", "#009E73"),
+                   ("wgmma_issue", "wgmma.fence, {k_steps} k-steps x {row_blocks} wgmma, "
+                    "commit_group", "#CC79A7")]
+
+
+def pipeline_schedule(stages, in_flight, tiles, d=None):
+    """The kernel's main loop, played out with the schematic durations d: copies run
+    kAhead = stages - 1 - in_flight tiles ahead, a tile's step waits for its copies, rounds A,
+    waits until at most in_flight groups of wgmma run, meets the barrier, issues the copies of
+    tile + kAhead, loads its fragments and issues its group; the tensor cores run the groups one
+    after another. Returns {"ahead", "copies": {tile: (stage, issued, landed)}, "steps":
+    [{phase: (start, end)}], "groups": {tile: (start, end)}, "end"}."""
+    d = dict(PIPELINE_DURATIONS, **(d or {}))
+    ahead = stages - 1 - in_flight
+    copies, steps, groups = {}, [], {}
+    now = 0.0
+
+    def issue(tile, at):
+        if tile < tiles:
+            copies[tile] = (tile % stages, at, at + d["issue"] + d["latency"])
+        return at + d["issue"]
+
+    for tile in range(ahead):  # the prologue
+        now = issue(tile, now)
+    for tile in range(tiles):
+        phases = {}
+        landed = copies[tile][2]
+        phases["copy_wait"] = (now, max(now, landed))
+        now = phases["copy_wait"][1]
+        phases["round"] = (now, now + d["round"])
+        now += d["round"]
+        oldest = tile - 1 - in_flight  # the group that must be done before its stage is refilled
+        done = groups[oldest][1] if oldest >= 0 else now
+        phases["wgmma_wait"] = (now, max(now, done))
+        now = phases["wgmma_wait"][1]
+        phases["barrier"] = (now, now + d["barrier"])
+        now += d["barrier"]
+        phases["issue"] = (now, issue(tile + ahead, now))
+        now = phases["issue"][1]
+        phases["fragments"] = (now, now + d["fragments"])
+        now += d["fragments"]
+        phases["wgmma_issue"] = (now, now + d["wgmma_issue"])
+        now += d["wgmma_issue"]
+        start = max(now, groups[tile - 1][1] if tile > 0 else now)
+        groups[tile] = (start, start + d["group"])
+        steps.append(phases)
+    end = max(now, groups[tiles - 1][1])  # wgmma.wait_group 0, then the epilogue
+    return {"ahead": ahead, "copies": copies, "steps": steps, "groups": groups, "end": end}
+
+
+def draw_pipeline(plt, tile, out):
+    """The wgmma kernel's main loop over time: which tile each shared-memory stage holds and in
+    which state, what the warps do on each tile, and which group of wgmma the tensor cores run."""
+    from matplotlib.patches import Patch, Rectangle
+    from plot import COLOURS
+    stages, in_flight, bk = tile["kStages"], tile["kInFlight"], tile["kBlockK"]
+    k_steps, row_blocks = bk // tile["wgmma_k"], tile["kBlockM"] // tile["kWgmmaN"]
+    tiles = stages + 3  # the prologue, the steady state and the tail
+    plan = pipeline_schedule(stages, in_flight, tiles)
+    ahead, steps, groups = plan["ahead"], plan["steps"], plan["groups"]
+    height = 4.4 + 0.6 * stages  # inches; the legend and the caption take the bottom 1.6
+    fig, (ax, ax_w) = plt.subplots(2, 1, figsize=(14, height), sharex=True,
+                                   gridspec_kw=dict(height_ratios=[stages, 2.2]))
+
+    units_per_inch = (plan["end"] + 0.6) / (14 * 0.92)
+
+    def bar(axis, x0, x1, row, labels, **style):
+        """A bar with the longest of labels that fits inside it (7.5-point text)."""
+        axis.add_patch(Rectangle((x0, row + 0.18), x1 - x0, 0.64, **style))
+        for label in labels:
+            if (len(label) + 1) * 0.058 * units_per_inch < x1 - x0:
+                axis.text((x0 + x1) / 2, row + 0.5, label, ha="center", va="center",
+                          fontsize=7.5, bbox=dict(facecolor="white", edgecolor="none", pad=0.4,
+                                                  alpha=0.8))
+                break
+
+    # (1) The stages: tile t lives in stage t % kStages from its copies' issue until its group
+    # of wgmma is done; only then may the barrier of a later step hand the stage to a new copy.
+    for t, (stage, issued, landed) in plan["copies"].items():
+        c = COLOURS[t % len(COLOURS)]
+        bar(ax, issued, landed, stage, [f"copy {t}", str(t)], facecolor="white", edgecolor=c,
+            hatch="////", lw=1.1)
+        r0, r1 = steps[t]["round"]
+        bar(ax, r0, r1, stage, [f"round {t}", "round"], facecolor=c, alpha=0.45, edgecolor=c,
+            lw=0.8)
+        bar(ax, r1, groups[t][1], stage, [f"read: fragments, wgmma {t}", f"read {t}"],
+            facecolor=c, edgecolor="#1f2328", lw=0.8)
+    ax.set_ylim(stages, 0)
+    ax.set_yticks([s + 0.5 for s in range(stages)], [f"stage {s}" for s in range(stages)])
+    ax.grid(False)
+    ax.set_title(f"10_wgmma pipeline: {stages} stages of BK = {bk}, {in_flight} group"
+                 f"{'s' if in_flight != 1 else ''} of wgmma in flight, so copies run "
+                 f"kAhead = kStages - 1 - kInFlight = {ahead} tile"
+                 f"{'s' if ahead != 1 else ''} ahead", loc="left", fontsize=10.5,
+                 fontweight="bold")
+    # (2) The warps (all of the block's, in step) and the tensor cores.
+    colour = {key: c for key, _, c in PIPELINE_PHASES}
+    for t, phases in enumerate(steps):
+        for key, (x0, x1) in phases.items():
+            if x1 > x0:
+                ax_w.add_patch(Rectangle((x0, 0.18), x1 - x0, 0.64, facecolor=colour[key],
+                                         edgecolor="white", lw=0.4))
+        x0, x1 = phases["copy_wait"][0], phases["wgmma_issue"][1]
+        ax_w.text((x0 + x1) / 2, 0.08, f"tile {t}", ha="center", va="bottom", fontsize=7.5)
+        g0, g1 = groups[t]
+        bar(ax_w, g0, g1, 1, [f"wgmma group {t}", f"group {t}", str(t)],
+            facecolor=COLOURS[t % len(COLOURS)], edgecolor="#1f2328", lw=0.8)
+    for phases in steps:
+        for axis in (ax, ax_w):
+            axis.axvline(phases["barrier"][1], color="#57606a", lw=0.7, ls=":")
+    ax_w.set_ylim(2, 0)
+    ax_w.set_yticks([0.5, 1.5], ["warps", "tensor cores"])
+    ax_w.set_xticks([])
+    ax_w.set_xlabel("time (schematic)", fontsize=8.5)
+    ax_w.grid(False)
+    ax.set_xlim(-0.3, plan["end"] + 0.3)
+    names = dict(ahead=ahead, in_flight=in_flight, oldest=1 + in_flight, k_steps=k_steps,
+                 row_blocks=row_blocks)
+    fig.legend(handles=[Patch(facecolor=c, label=label.format(**names))
+                        for _, label, c in PIPELINE_PHASES],
+               loc="upper left", bbox_to_anchor=(0.06, 1.3 / height), ncol=3, fontsize=7.5,
+               frameon=False)
+    fig.text(0.01, 0.3 / height,
+             f"Tile t is copied into stage t % {stages}, its copies issued {ahead} tile"
+             f"{'s' if ahead != 1 else ''} ahead (hatched: in flight). Its step waits for them, "
+             "rounds A in place and fences it for the async proxy, then waits until at most "
+             f"{in_flight} group{'s' if in_flight != 1 else ''} of wgmma run\n(wgmma.wait_group "
+             f"{in_flight}); the barrier (dotted) then hands the stage of tile t - {1 + in_flight} "
+             f"to the copies of tile t + {ahead}. A group is {k_steps} k-steps x {row_blocks} "
+             "row blocks of wgmma; "
+             + ("the tensor cores run group t - 1 while the warps prepare tile t.\n"
+                if in_flight else "the warps wait for each group before the next barrier.\n")
+             + "Durations are schematic, chosen to be legible; the order and the overlap are "
+             "the kernel's.",
+             fontsize=8)
+    fig.text(0.01, 0.012, "10_wgmma default SGEMM_TILE and switches, drawn by "
+             "scripts/tensor_core_figures.py", fontsize=7, color="#57606a")
+    fig.subplots_adjust(left=0.07, right=0.99, top=1 - 0.35 / height, bottom=1.6 / height,
+                        hspace=0.12)
+    save_palette(plt, fig, out)
 
 
 # (label, row, sign, exponent, mantissa bits, colour) of split.png; small starts SPLIT_SHIFT bits
@@ -507,10 +706,10 @@ def main(argv):
     root = args.root
     try:
         tile08 = tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
-        hopper08 = hopper_tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
+        hopper = hopper_tile_of(root / HOPPER_SOURCE)
         signs = signatures(root)
         dirs = {}
-        for chapter in ("08_tensor_cores", "09_3xtf32"):
+        for chapter in ("08_tensor_cores", "09_3xtf32", "10_wgmma"):
             d = Path(args.out) / chapter if args.out else root / chapter / "figures"
             d.mkdir(parents=True, exist_ok=True)
             dirs[chapter] = d
@@ -520,9 +719,10 @@ def main(argv):
     jobs = {("08_tensor_cores", "fragments.png"): lambda p: draw_fragments(plt, p),
             ("08_tensor_cores", "warp_tile.png"): lambda p: draw_warp_tile(plt, tile08, p),
             ("08_tensor_cores", "banks.png"): lambda p: draw_banks(plt, tile08, p),
-            ("08_tensor_cores", "wgmma.png"): lambda p: draw_wgmma(plt, hopper08, p),
             ("09_3xtf32", "split.png"): lambda p: draw_split(plt, p),
-            ("09_3xtf32", "promotion.png"): lambda p: draw_promotion(plt, root / PROMOTION_CSV, p)}
+            ("09_3xtf32", "promotion.png"): lambda p: draw_promotion(plt, root / PROMOTION_CSV, p),
+            ("10_wgmma", "wgmma.png"): lambda p: draw_wgmma(plt, hopper, p),
+            ("10_wgmma", "pipeline.png"): lambda p: draw_pipeline(plt, hopper, p)}
     for (chapter, name), draw in jobs.items():
         path = dirs[chapter] / name
         try:

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Host test of scripts/tensor_core_figures.py: it reads chapters 08's and 09's real tile
-parameters (08's Hopper tile too, and follows a changed SGEMM_HOPPER_TILE), draws every figure
-their READMEs embed and wgmma.png, keeps every committed figure in step with what it is drawn from
-(08's tile and Hopper tile, 09's measured CSV, the script's fragment layout and bit formats), and
-refuses a source it cannot read with one `error:` line and exit 2. Exit 77 (skipped) without
+parameters and chapter 10's wgmma tile (and follows a changed SGEMM_TILE or in-flight switch),
+draws every figure their READMEs embed, plays chapter 10's pipeline out in the order the kernel
+runs it, keeps every committed figure in step with what it is drawn from (08's tile, 10's tile and
+switches, 09's measured CSV, the script's fragment layout, bit formats and schematic durations),
+and refuses a source it cannot read with one `error:` line and exit 2. Exit 77 (skipped) without
 matplotlib."""
 
 import csv
@@ -25,26 +26,45 @@ import tensor_core_figures  # noqa: E402
 from figures import stamped  # noqa: E402
 
 SOURCE08 = REPO / "08_tensor_cores" / "tensor_cores.cu"
+SOURCE10 = REPO / tensor_core_figures.HOPPER_SOURCE
+CHAPTERS = ("08_tensor_cores", "09_3xtf32", "10_wgmma")
+
+
+def edit(path, pattern, replacement):
+    """path's one line matching pattern (a whole line), replaced."""
+    text, count = re.subn(pattern, replacement, Path(path).read_text(encoding="utf-8"),
+                          flags=re.M)
+    assert count == 1, f"{path}: no single line matches {pattern}"
+    Path(path).write_text(text, encoding="utf-8")
 
 
 def with_hopper_tile(root, values):
-    """A copy of 08's source under root whose default SGEMM_HOPPER_TILE is `values`."""
-    path = Path(root) / "08_tensor_cores" / "tensor_cores.cu"
+    """A copy of 10's source under root whose default SGEMM_TILE is `values`."""
+    path = Path(root) / tensor_core_figures.HOPPER_SOURCE
     path.parent.mkdir(parents=True, exist_ok=True)
-    text, count = re.subn(r"^#define SGEMM_HOPPER_TILE .*$", "#define SGEMM_HOPPER_TILE " + values,
-                          SOURCE08.read_text(encoding="utf-8"), flags=re.M)
-    assert count == 1, f"{SOURCE08}: no SGEMM_HOPPER_TILE line to change"
-    path.write_text(text, encoding="utf-8")
+    shutil.copy(SOURCE10, path)
+    edit(path, r"^#define SGEMM_TILE .*$", "#define SGEMM_TILE " + values)
     return path
+
+
+def with_in_flight(root, value):
+    """Root's copy of 10's source, its default SGEMM_WGMMA_IN_FLIGHT set to `value`."""
+    edit(Path(root) / tensor_core_figures.HOPPER_SOURCE, r"^#define SGEMM_WGMMA_IN_FLIGHT .*$",
+         f"#define SGEMM_WGMMA_IN_FLIGHT {value}")
 
 
 def with_tile(root, values):
     """Root's copy of 08's source, its default SGEMM_TILE set to `values`."""
-    path = Path(root) / "08_tensor_cores" / "tensor_cores.cu"
-    text, count = re.subn(r"^#define SGEMM_TILE .*$", "#define SGEMM_TILE " + values,
-                          path.read_text(encoding="utf-8"), flags=re.M)
-    assert count == 1, f"{path}: no SGEMM_TILE line to change"
-    path.write_text(text, encoding="utf-8")
+    edit(Path(root) / "08_tensor_cores" / "tensor_cores.cu", r"^#define SGEMM_TILE .*$",
+         "#define SGEMM_TILE " + values)
+
+
+def sources(root):
+    """Copies of the sources and the measured CSV the figures are drawn from, under root."""
+    for source in (SOURCE08, SOURCE10, REPO / tensor_core_figures.PROMOTION_CSV):
+        target = Path(root) / source.relative_to(REPO)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
 
 
 def remeasure(table):
@@ -59,9 +79,14 @@ def remeasure(table):
         writer.writerows(rows)
 
 
+def draw(*options):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, options)], capture_output=True,
+                          text=True)
+
+
 class TensorCoreFiguresTest(unittest.TestCase):
     def test_reads_the_chapters_tiles(self):
-        for source in (REPO / "08_tensor_cores" / "tensor_cores.cu", REPO / "09_3xtf32" / "3xtf32.cu"):
+        for source in (SOURCE08, REPO / "09_3xtf32" / "3xtf32.cu"):
             tile = tensor_core_figures.tile_of(source)
             self.assertTrue(tile, source)
             self.assertTrue(all(isinstance(v, int) and v > 0 for v in tile.values()), tile)
@@ -72,24 +97,32 @@ class TensorCoreFiguresTest(unittest.TestCase):
             bad.write_text("// no tile here\n")
             with self.assertRaises(tensor_core_figures.UsageError):
                 tensor_core_figures.tile_of(bad)
+            with self.assertRaises(tensor_core_figures.UsageError):
+                tensor_core_figures.hopper_tile_of(bad)
 
     def test_reads_the_hopper_tile(self):
-        tile = tensor_core_figures.hopper_tile_of(SOURCE08)
+        tile = tensor_core_figures.hopper_tile_of(SOURCE10)
         self.assertEqual(set(tile), set(tensor_core_figures.HOPPER_FIELDS))
         self.assertEqual(tile["wgmma_n"], tile["kWgmmaN"])
+        self.assertIn(tile["kInFlight"], (0, 1))
         with tempfile.TemporaryDirectory() as tmp:
             # The values land on HopperTile's template parameters, in their order.
             changed = tensor_core_figures.hopper_tile_of(with_hopper_tile(tmp, "128, 64, 3"))
             self.assertEqual((changed["kBlockM"], changed["kBlockN"], changed["kStages"]),
                              (128, 64, 3))
             self.assertEqual(changed["kBlockK"], tile["kBlockK"])
+            # kInFlight is the default of the switch the struct reads.
+            with_in_flight(tmp, 0)
+            self.assertEqual(tensor_core_figures.hopper_tile_of(
+                Path(tmp) / tensor_core_figures.HOPPER_SOURCE)["kInFlight"], 0)
             for values, message in (("128, 64", "has 2 values but HopperTile has 3"),
                                     ("192, 64, 3", "kBlockM is not a multiple of kWgmmaN"),
+                                    ("128, 64, 2", "fewer than 2 \\+ kInFlight stages"),
                                     ("128, x, 3", "not a list of integers")):
                 with self.assertRaisesRegex(tensor_core_figures.UsageError, message):
                     tensor_core_figures.hopper_tile_of(with_hopper_tile(tmp, values))
             path = with_hopper_tile(tmp, "128, 64, 3")
-            path.write_text(re.sub(r"using \w+ = HopperTile<SGEMM_HOPPER_TILE>;", "",
+            path.write_text(re.sub(r"using \w+ = HopperTile<SGEMM_TILE>;", "",
                                    path.read_text(encoding="utf-8")), encoding="utf-8")
             with self.assertRaisesRegex(tensor_core_figures.UsageError, "no `using"):
                 tensor_core_figures.hopper_tile_of(path)
@@ -103,9 +136,47 @@ class TensorCoreFiguresTest(unittest.TestCase):
             for hits in tensor_core_figures.k_step_banks(k_step, swizzled=False):
                 self.assertEqual(sorted(hits), [0] * 28 + [8] * 4)
 
+    def test_pipeline_plays_out_the_kernels_order(self):
+        # What pipeline.png draws must be what the kernel does, whatever the durations.
+        for stages, in_flight in ((4, 1), (3, 1), (4, 0), (2, 0), (5, 1)):
+            for durations in ({}, {"latency": 30.0}, {"group": 12.0}):
+                with self.subTest(stages=stages, in_flight=in_flight, durations=durations):
+                    tiles = stages + 4
+                    plan = tensor_core_figures.pipeline_schedule(stages, in_flight, tiles,
+                                                                 durations)
+                    copies, steps, groups = plan["copies"], plan["steps"], plan["groups"]
+                    self.assertEqual(plan["ahead"], stages - 1 - in_flight)
+                    self.assertEqual(sorted(copies), list(range(tiles)))
+                    for t in range(tiles):
+                        stage, issued, landed = copies[t]
+                        self.assertEqual(stage, t % stages)
+                        # Tile t's copies are issued in the step kAhead tiles earlier (or the
+                        # prologue) and have landed before the tile is rounded.
+                        if t >= plan["ahead"]:
+                            self.assertEqual(issued, steps[t - plan["ahead"]]["issue"][0])
+                        self.assertLessEqual(landed, steps[t]["round"][0])
+                        # A stage is refilled only once the wgmma that read it are done.
+                        if t >= stages:
+                            self.assertGreaterEqual(issued, groups[t - stages][1])
+                        # At the barrier at most kInFlight groups still run.
+                        barrier = steps[t]["barrier"][0]
+                        running = [g for g in range(t) if groups[g][1] > barrier]
+                        self.assertLessEqual(len(running), in_flight)
+                        # Groups run one after another, each issued at the end of its step.
+                        self.assertGreaterEqual(groups[t][0], steps[t]["wgmma_issue"][1])
+                        if t > 0:
+                            self.assertGreaterEqual(groups[t][0], groups[t - 1][1])
+                    self.assertEqual(plan["end"], max(groups[tiles - 1][1],
+                                                      steps[-1]["wgmma_issue"][1]))
+        # With one group in flight the tensor cores run group t - 1 while tile t is rounded.
+        plan = tensor_core_figures.pipeline_schedule(4, 1, 8)
+        for t in range(3, 8):
+            self.assertLess(plan["steps"][t]["round"][0], plan["groups"][t - 1][1])
+
     def test_committed_figures_match_their_sources(self):
-        # Fails when a tile, the Hopper tile, the promotion CSV, the fragment layout or the bit
-        # formats changed without a redraw: the README would show what no longer exists.
+        # Fails when a tile, 10's tile or switches, the promotion CSV, the fragment layout, the
+        # bit formats or the schematic durations changed without a redraw: the README would show
+        # what no longer exists.
         self.assertEqual(tensor_core_figures.out_of_date(REPO), [])
 
     def test_a_stale_figure_of_each_kind_is_seen(self):
@@ -115,10 +186,10 @@ class TensorCoreFiguresTest(unittest.TestCase):
             return [line.split(" ")[0] for line in tensor_core_figures.out_of_date(root)]
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
-            for chapter in ("08_tensor_cores", "09_3xtf32"):
-                shutil.copytree(REPO / chapter / "figures", root / chapter / "figures")
-            source = root / "08_tensor_cores" / "tensor_cores.cu"
-            shutil.copy(SOURCE08, source)
+            for chapter in CHAPTERS:
+                shutil.copytree(REPO / chapter / "figures", root / chapter / "figures",
+                                dirs_exist_ok=True)
+            sources(root)
             table = root / tensor_core_figures.PROMOTION_CSV
             self.assertEqual(stale(root), [])
             with_tile(root, "128, 128, 32, 64, 64, 3")
@@ -127,18 +198,25 @@ class TensorCoreFiguresTest(unittest.TestCase):
                           tensor_core_figures.out_of_date(root))
             self.assertEqual(stale(root), ["08_tensor_cores/figures/warp_tile.png",
                                            "08_tensor_cores/figures/banks.png"])
-            with_hopper_tile(root, "128, 64, 3")  # from 08's source: SGEMM_TILE as committed
-            self.assertEqual(stale(root), ["08_tensor_cores/figures/wgmma.png"])
-            shutil.copy(SOURCE08, source)
+            sources(root)
+            with_hopper_tile(root, "128, 64, 3")
+            self.assertEqual(stale(root), ["10_wgmma/figures/wgmma.png",
+                                           "10_wgmma/figures/pipeline.png"])
+            sources(root)
+            with_in_flight(root, 0)
+            self.assertEqual(stale(root), ["10_wgmma/figures/pipeline.png"])
+            sources(root)
+            with mock.patch.dict(tensor_core_figures.PIPELINE_DURATIONS, {"group": 1.0}):
+                self.assertEqual(stale(root), ["10_wgmma/figures/pipeline.png"])
             remeasure(table)
             self.assertEqual(stale(root), ["09_3xtf32/figures/promotion.png"])
-            shutil.copy(REPO / tensor_core_figures.PROMOTION_CSV, table)
+            sources(root)
             wrong = lambda lane: [(lane // 4, lane % 4)] * 4  # noqa: E731
             with mock.patch.object(tensor_core_figures, "c_fragment", wrong):
                 self.assertEqual(stale(root), ["08_tensor_cores/figures/fragments.png"])
             with mock.patch.object(tensor_core_figures, "SPLIT_SHIFT", 12):
                 self.assertEqual(stale(root), ["09_3xtf32/figures/split.png"])
-            # A figure saved without a stamp (as these five were before) is out of date too.
+            # A figure saved without a stamp is out of date too.
             from PIL import Image
             plain = root / "09_3xtf32" / "figures" / "split.png"
             with Image.open(plain) as image:
@@ -147,37 +225,40 @@ class TensorCoreFiguresTest(unittest.TestCase):
             self.assertEqual(stale(root), ["09_3xtf32/figures/split.png"])
             # The redraw stamps every figure with what it was drawn from.
             with_tile(root, "128, 128, 32, 64, 64, 3")
+            with_hopper_tile(root, "128, 64, 3")
             remeasure(table)
-            self.assertEqual(len(stale(root)), 4)
-            proc = subprocess.run([sys.executable, str(SCRIPT), "--root", tmp],
-                                  capture_output=True, text=True)
+            self.assertEqual(len(stale(root)), 6)
+            proc = draw("--root", tmp)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertEqual(stale(root), [])
             self.assertIn("block_n = 128",
                           stamped(root / "08_tensor_cores" / "figures" / "warp_tile.png"))
+            self.assertIn("kStages = 3, kInFlight = 1",
+                          stamped(root / "10_wgmma" / "figures" / "pipeline.png"))
 
-    def test_wgmma_figure_follows_the_source(self):
+    def test_wgmma_figures_follow_the_source(self):
         with tempfile.TemporaryDirectory() as tmp:
+            sources(tmp)
             with_hopper_tile(tmp, "128, 64, 3")
-            shutil.copytree(REPO / "09_3xtf32" / "figures", Path(tmp) / "09_3xtf32" / "figures")
-            proc = subprocess.run([sys.executable, str(SCRIPT), "--root", tmp, "--out",
-                                   Path(tmp) / "out"], capture_output=True, text=True)
+            out = Path(tmp) / "out"
+            proc = draw("--root", tmp, "--out", out)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertIn("kBlockM = 128, kBlockN = 64, kBlockK = 32, kStages = 3",
-                          stamped(Path(tmp) / "out" / "08_tensor_cores" / "wgmma.png"))
+                          stamped(out / "10_wgmma" / "wgmma.png"))
+            self.assertIn("kBlockK = 32, kStages = 3, kInFlight = 1",
+                          stamped(out / "10_wgmma" / "pipeline.png"))
             with_hopper_tile(tmp, "128, 64")
-            proc = subprocess.run([sys.executable, str(SCRIPT), "--root", tmp, "--out",
-                                   Path(tmp) / "out"], capture_output=True, text=True)
+            proc = draw("--root", tmp, "--out", out)
             self.assertEqual(proc.returncode, 2)
-            self.assertRegex(proc.stderr, r"^error: .*SGEMM_HOPPER_TILE has 2 values.*\n$")
+            self.assertRegex(proc.stderr, r"^error: .*SGEMM_TILE has 2 values.*\n$")
 
     def test_draws_every_figure_the_readmes_embed(self):
         with tempfile.TemporaryDirectory() as tmp:
-            proc = subprocess.run([sys.executable, str(SCRIPT), "--out", tmp],
-                                  capture_output=True, text=True)
+            proc = draw("--out", tmp)
             self.assertEqual(proc.returncode, 0, proc.stderr)
-            self.assertGreater((Path(tmp) / "08_tensor_cores" / "wgmma.png").stat().st_size, 1000)
-            for chapter in ("08_tensor_cores", "09_3xtf32"):
+            for name in ("wgmma.png", "pipeline.png"):
+                self.assertGreater((Path(tmp) / "10_wgmma" / name).stat().st_size, 1000)
+            for chapter in CHAPTERS:
                 readme = (REPO / chapter / "README.md").read_text(encoding="utf-8")
                 for png in sorted((REPO / chapter / "figures").glob("*.png")):
                     if f"figures/{png.name}" in readme:
