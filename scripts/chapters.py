@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The chapter list the scripts share, read from the sgemm_add_chapter(...) lines of the top-level
-CMakeLists.txt, so that adding a chapter is one line there. tour.py, profile.py, plot.py and tune.py
-import this module (the list, the build, the binaries, the GPU check); run alone, it prints the
+CMakeLists.txt, so that adding a chapter is one line there. tour.py, profile.py, plot.py, tune.py
+and exercises.py import this module (the list, a chapter's precision contract, the build, the
+binaries, the GPU check, the line of a chapter that cannot use the GPU); run alone, it prints the
 chapters in reading order, one per line."""
 
 import argparse
@@ -101,6 +102,36 @@ def select_chapters(wanted):
     return [c for c in CHAPTERS if c in chosen]  # always in ladder order
 
 
+# A chapter source says its precision contract in its spec (chapter.precision =
+# sgemm::Precision::kTf32); without that line the harness's default, FP32, holds.
+TF32_CONTRACT = re.compile(r"\bPrecision::kTf32\b")
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def chapter_source(chapter, root=REPO):
+    """<folder>/<name without the number>.cu, the rule of sgemm_add_chapter()."""
+    return Path(root) / chapter / (re.sub(r"^[0-9]+_", "", chapter) + ".cu")
+
+
+def chapter_precision(chapter, root=REPO):
+    """The precision contract a chapter's source declares, "TF32" or "FP32" (comments ignored).
+    For choices made before anything runs; a run's own report says it too (its rows' precision)."""
+    text = COMMENT.sub("", chapter_source(chapter, root).read_text(encoding="utf-8"))
+    return "TF32" if TF32_CONTRACT.search(text) else "FP32"
+
+
+# The one line a chapter binary prints, exit code 3, on a GPU it cannot use (Chapter::unsupported
+# in common/harness.h): "error: 10_wgmma needs compute capability 9.0 (...); device 0 is ...".
+UNSUPPORTED_LINE = re.compile(r"^error: ([0-9]+_[A-Za-z0-9_.]+) (needs .+)$", re.MULTILINE)
+
+
+def unsupported_reason(stderr):
+    """What the chapter needs and this GPU lacks ("needs compute capability 9.0 ..."), when a
+    binary refused the GPU for that reason; None for every other failure."""
+    match = UNSUPPORTED_LINE.search(stderr or "")
+    return match.group(2).strip() if match else None
+
+
 def binaries(build_dir, names):
     """{chapter: path} for the selected chapters whose binary exists."""
     found = {}
@@ -178,6 +209,42 @@ def git_commit():
 CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_NO_DEVICE = 34, 100
 
 
+def _driver_names():
+    if sys.platform.startswith("linux"):
+        return ["libcuda.so.1", "libcuda.so"]
+    if sys.platform == "win32":
+        return ["nvcuda.dll"]
+    return []
+
+
+def _load_driver(names):
+    for name in names:
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    return None
+
+
+# cuDeviceGetAttribute's CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR (cuda.h).
+CU_ATTRIBUTE_CC_MAJOR, CU_ATTRIBUTE_CC_MINOR = 75, 76
+
+
+def compute_capability(device=0):
+    """(major, minor) of a CUDA device as the driver reports it (CUDA_VISIBLE_DEVICES applies),
+    or None when there is no driver, no such GPU, or the driver fails. Needs no build."""
+    cuda = _load_driver(_driver_names())
+    if cuda is None or cuda.cuInit(0) != 0:
+        return None
+    handle, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+    if cuda.cuDeviceGet(ctypes.byref(handle), device) != 0:
+        return None
+    if (cuda.cuDeviceGetAttribute(ctypes.byref(major), CU_ATTRIBUTE_CC_MAJOR, handle) != 0
+            or cuda.cuDeviceGetAttribute(ctypes.byref(minor), CU_ATTRIBUTE_CC_MINOR, handle) != 0):
+        return None
+    return major.value, minor.value
+
+
 def gpu_status():
     """None when the CUDA driver reports a GPU, else why not, in a few words.
 
@@ -185,19 +252,11 @@ def gpu_status():
     no build: a script can say "no GPU" before spending a minute compiling. A driver too old for
     the toolkit passes here; the chapter binaries then say so themselves.
     """
-    if sys.platform.startswith("linux"):
-        names = ["libcuda.so.1", "libcuda.so"]
-    elif sys.platform == "win32":
-        names = ["nvcuda.dll"]
-    else:
+    names = _driver_names()
+    if not names:
         return None  # no CUDA driver to ask on this platform: let the build and binaries decide
-    for name in names:
-        try:
-            cuda = ctypes.CDLL(name)
-            break
-        except OSError:
-            continue
-    else:
+    cuda = _load_driver(names)
+    if cuda is None:
         return f"no NVIDIA driver: {names[0]} not found"
     rc = cuda.cuInit(0)
     if rc == CUDA_ERROR_NO_DEVICE:

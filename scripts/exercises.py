@@ -15,7 +15,9 @@ also carry
 
 The script configures its build folder once (-DSGEMM_EXERCISES=ON -DSGEMM_TUNING=ON
 -DBUILD_TESTING=OFF), builds only the targets the selected commands name, then runs each command
-and prints it, its (filtered) output and its exit code.
+and prints it, its (filtered) output and its exit code. A command whose binary cannot use this GPU
+(chapters 10 on need compute capability 9.0: one line "error: <chapter> needs ...", exit 3) is
+reported as not run on this GPU, with that reason; it fails nothing.
 """
 
 import argparse
@@ -28,16 +30,18 @@ import sys
 from pathlib import Path
 
 from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO, ArgumentParser, log,
-                      build, select_chapters)
+                      build, select_chapters, unsupported_reason)
 
 EXAMPLES = """\
 examples:
   python3 scripts/exercises.py --list                         # every exercise and its commands
   python3 scripts/exercises.py --chapters 02                  # build and run chapter 02's
   python3 scripts/exercises.py --chapters 05 --exercises 3 --log-dir /tmp/ex
+  python3 scripts/exercises.py --chapters 10 --build-only     # build now, run later with
+  python3 scripts/exercises.py --chapters 10 --no-build       # --no-build (two shorter steps)
 
-exit codes: 0 every command ended as expected, 1 some command did not, 2 bad usage,
-3 the build failed, a tool is missing, or the GPU is unusable
+exit codes: 0 every command that could run ended as expected, 1 some command did not, 2 bad usage,
+3 the build failed, a tool is missing, the GPU is unusable, or no command could use this GPU
 """
 
 BIN_TOKEN = re.compile(r"\{bin\}/([A-Za-z0-9_.]+)")
@@ -111,18 +115,20 @@ def filtered(output, command):
 
 
 def run_command(command, bin_dir, timeout, log_file=None):
-    """Run one command; returns (exit code or None when it could not start, printed lines)."""
+    """Run one command; returns (exit code or None when it could not start, printed lines, what
+    the binary needs and this GPU lacks or None)."""
     argv = argv_of(command, bin_dir)
     if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
-        return None, [f"error: {argv[0]} not found (build it, or put it on PATH)"]
+        return None, [f"error: {argv[0]} not found (build it, or put it on PATH)"], None
     try:
         proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, [f"error: still running after {timeout} s, stopped"]
+        return None, [f"error: still running after {timeout} s, stopped"], None
     output = proc.stdout + proc.stderr
     if log_file is not None:
         Path(log_file).write_text(f"$ {shown(command, bin_dir)}\n{output}exit {proc.returncode}\n")
-    return proc.returncode, filtered(output, command)
+    reason = unsupported_reason(proc.stderr) if proc.returncode == EXIT_RUNTIME else None
+    return proc.returncode, filtered(output, command), reason
 
 
 def configure_and_build(build_dir, targets):
@@ -140,6 +146,8 @@ def main(argv=None):
     parser.add_argument("--list", action="store_true", help="print the exercises and commands only")
     parser.add_argument("--build-dir", default=str(REPO / "build-exercises"))
     parser.add_argument("--no-build", action="store_true", help="use the binaries as they are")
+    parser.add_argument("--build-only", action="store_true",
+                        help="build what the selected commands run, run nothing")
     parser.add_argument("--log-dir", help="also write each command's whole output to a file here")
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds one command may run (default 600)")
@@ -156,6 +164,9 @@ def main(argv=None):
         return EXIT_USAGE
 
     bin_dir = Path(args.build_dir) / "bin"
+    if args.no_build and args.build_only:
+        log("error: --no-build and --build-only exclude each other")
+        return EXIT_USAGE
     if args.list:
         for chapter, exercise in selected:
             print(f"{chapter} exercise {exercise['number']}: {exercise.get('title', '')}")
@@ -166,10 +177,13 @@ def main(argv=None):
     if not args.no_build:
         configure_and_build(args.build_dir,
                             {t for _, e in selected for c in e["commands"] for t in targets_of(c)})
+        if args.build_only:
+            log(f"built in {args.build_dir}; run with the same options and --no-build")
+            return EXIT_PASS
     if args.log_dir:
         Path(args.log_dir).mkdir(parents=True, exist_ok=True)
 
-    failed = missing = 0
+    failed = missing = not_run = ran = 0
     for chapter, exercise in selected:
         print(f"== {chapter} exercise {exercise['number']}: {exercise.get('title', '')}",
               flush=True)
@@ -177,9 +191,14 @@ def main(argv=None):
             print(f"$ {shown(command, bin_dir)}", flush=True)
             log_file = (Path(args.log_dir) / f"{chapter}.exercise_{exercise['number']}.{i}.log"
                         if args.log_dir else None)
-            rc, lines = run_command(command, bin_dir, args.timeout, log_file)
+            rc, lines, reason = run_command(command, bin_dir, args.timeout, log_file)
             for line in lines:
                 print(f"  {line}")
+            if reason and rc not in expected_codes(command):
+                not_run += 1
+                print(f"-> exit {rc}: not run on this GPU: {reason}", flush=True)
+                continue
+            ran += 1
             if rc is None:
                 missing += 1
             elif rc == EXIT_RUNTIME and rc not in expected_codes(command):
@@ -191,6 +210,11 @@ def main(argv=None):
                 failed += 1
                 print(f"-> exit {rc}, expected {' or '.join(map(str, expected_codes(command)))}")
             sys.stdout.flush()
+    if not_run:
+        log(f"note: {not_run} command(s) not run: their binaries cannot use this GPU")
+    if not ran:
+        log("error: no selected command could use this GPU")
+        return EXIT_RUNTIME
     if missing:
         log(f"error: {missing} command(s) could not run")
         return EXIT_RUNTIME

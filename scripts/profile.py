@@ -12,6 +12,13 @@ instruction: the printed and markdown tables show the reasons that are among the
 of any chapter; the CSV (--csv) keeps every reason collected, so a claim that a reason is small
 can be checked there.
 
+The tensor-core chapters show in the tensor-pipe rows: how busy the pipe is (mma.sync and wgmma
+alike) and how many mma.sync instructions ran; on a GPU of compute capability 9.0 the default,
+compute and stalls sets add the wgmma instructions and the warps' wait for them (the gmma stall),
+counters ncu refuses on other GPUs. A chapter that cannot use this GPU (10 on needs compute
+capability 9.0) says so in one line and exits 3; it is left out of the table, named with its
+reason, and is no failure.
+
 cuBLAS's kernel is not profiled: its kernels have no stable names to select, and the harness
 launches other helper kernels around it. Profile cuBLAS by hand with ncu if you need it.
 """
@@ -28,8 +35,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from chapters import (EXIT_RUNTIME, EXIT_USAGE, REPO, ArgumentParser, binaries, build, gpu_status,
-                      log, select_chapters)
+from chapters import (EXIT_RUNTIME, EXIT_USAGE, REPO, ArgumentParser, binaries, build,
+                      compute_capability, gpu_status, log, select_chapters, unsupported_reason)
 
 EXAMPLES = """\
 examples:
@@ -64,17 +71,23 @@ LABELS = {
     "smsp__issue_active.avg.pct_of_peak_sustained_active": "Issue slots busy",
     "smsp__inst_executed.sum": "Executed instructions (warp)",
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": "FFMA executed (thread)",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active":
+        "Tensor pipe busy (mma.sync and wgmma)",
+    "sm__inst_executed_pipe_tensor_op_hmma.sum": "mma.sync instructions (HMMA, warp)",
+    "sm__inst_executed_pipe_tensor_op_gmma.sum": "wgmma instructions (HGMMA, warp)",
 }
 # Stall reasons of the WarpStateStats section present on every architecture it supports
-# (imc_miss and gmma are left out: each exists on some architectures only).
+# (imc_miss is left out: it exists on some architectures only; gmma, Hopper's, is added there).
 STALL_REASONS = ["long_scoreboard", "short_scoreboard", "mio_throttle", "lg_throttle",
                  "math_pipe_throttle", "barrier", "wait", "not_selected", "dispatch_stall",
                  "no_instruction", "branch_resolving", "membar", "drain", "sleeping",
                  "tex_throttle", "misc"]
+HOPPER_STALL_REASONS = ["gmma"]  # warps waiting for their wgmma group (wgmma.wait_group)
 STALL_PREFIX, STALL_SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 STALLS = [STALL_PREFIX + reason + STALL_SUFFIX for reason in STALL_REASONS]
+HOPPER_STALLS = [STALL_PREFIX + reason + STALL_SUFFIX for reason in HOPPER_STALL_REASONS]
 LABELS.update({m: f"Stall {r.replace('_', ' ')} (cycles/issue)" for m, r in
-               zip(STALLS, STALL_REASONS)})
+               zip(STALLS + HOPPER_STALLS, STALL_REASONS + HOPPER_STALL_REASONS)})
 
 MEMORY = ["dram__bytes_read.sum", "dram__bytes_write.sum",
           "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -83,10 +96,13 @@ MEMORY = ["dram__bytes_read.sum", "dram__bytes_write.sum",
           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]
+TENSOR_PIPE, HMMA = ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+                     "sm__inst_executed_pipe_tensor_op_hmma.sum")
+GMMA = "sm__inst_executed_pipe_tensor_op_gmma.sum"
 COMPUTE = ["launch__registers_per_thread", "sm__maximum_warps_per_active_cycle_pct",
            "sm__warps_active.avg.pct_of_peak_sustained_active",
            "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",
-           "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+           "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", TENSOR_PIPE, HMMA,
            "smsp__sass_inst_executed_op_shared_ld.sum"]
 DURATION, ISSUE = "gpu__time_duration.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active"
 SETS = {
@@ -96,6 +112,23 @@ SETS = {
     "stalls": [DURATION, ISSUE] + STALLS,
 }
 TOP_STALLS = 3
+# Counters of compute capability 9.0 only (ncu stops on a metric the GPU does not have), added to
+# these sets on such a GPU: each goes after the metric named, or at the end.
+HOPPER_EXTRAS = {"default": [(GMMA, HMMA)] + [(m, None) for m in HOPPER_STALLS],
+                 "compute": [(GMMA, HMMA)],
+                 "stalls": [(m, None) for m in HOPPER_STALLS]}
+
+
+def metrics_for(set_name, capability):
+    """The metrics of a counter set on a GPU of this compute capability ((major, minor), or None
+    when unknown: then only the counters every architecture has)."""
+    metrics = list(SETS[set_name])
+    if capability is None or capability[0] != 9:
+        return metrics
+    for metric, after in HOPPER_EXTRAS.get(set_name, []):
+        where = metrics.index(after) + 1 if after in metrics else len(metrics)
+        metrics.insert(where, metric)
+    return metrics
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,8 +198,13 @@ def derived_rows(metrics, flops=None, model_ratio=None):
     return [row for row in rows if row[2] is not None]
 
 
+def is_stall(metric):
+    return metric in STALLS or metric in HOPPER_STALLS
+
+
 def top_stalls(metrics, count=TOP_STALLS):
-    present = [(value(metrics, m), m) for m in STALLS if value(metrics, m) is not None]
+    present = [(value(metrics, m), m) for m in STALLS + HOPPER_STALLS
+               if value(metrics, m) is not None]
     return [m for _, m in sorted(present, reverse=True)[:count]]
 
 
@@ -183,11 +221,11 @@ def build_table(results, requested, every_stall=False):
     def largest(metric):
         return max((value(results[c]["metrics"], metric) or 0) for c in chapters)
 
-    stall_rows = sorted((m for m in requested if m in STALLS), key=largest, reverse=True)
-    requested = [m for m in requested if m not in STALLS] + stall_rows
+    stall_rows = sorted((m for m in requested if is_stall(m)), key=largest, reverse=True)
+    requested = [m for m in requested if not is_stall(m)] + stall_rows
     table = []
     for metric in requested:
-        if metric in STALLS and not every_stall and metric not in keep_stalls:
+        if is_stall(metric) and not every_stall and metric not in keep_stalls:
             continue
         units = {results[c]["metrics"].get(metric, ("", None))[0] for c in chapters} - {""}
         table.append((LABELS.get(metric, metric), metric, ", ".join(sorted(units)),
@@ -239,7 +277,11 @@ def render_text(table, chapters):
                      for row in [header] + lines)
 
 
-def render_markdown(table, chapters, context):
+def not_run_lines(not_run):
+    return [f"{name}: not run on this GPU: {reason}" for name, reason in not_run]
+
+
+def render_markdown(table, chapters, context, not_run=()):
     out = [f"Nsight Compute counters, {context['shape']}, {context['gpu']} "
            f"(ncu {context['ncu_version']}; {context['date']}).", "",
            f"Command, per chapter: `{context['command']}`", "",
@@ -248,7 +290,8 @@ def render_markdown(table, chapters, context):
     for label, _, unit, values in table:
         cells = [label, shown_unit(unit)] + [human(values.get(c), unit) for c in chapters]
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", "Stall rows: the reasons among the three largest of some chapter; the CSV written "
+    out += [""] + [f"- {line}" for line in not_run_lines(not_run)] + ([""] if not_run else [])
+    out += ["Stall rows: the reasons among the three largest of some chapter; the CSV written "
             "beside this table (--csv) has every stall reason collected.", "",
             "Metrics: " + ", ".join(f"`{metric}`" for _, metric, _, _ in table if metric), ""]
     return "\n".join(out)
@@ -292,6 +335,10 @@ def ncu_command(ncu, metrics, kernel_regex, log_file):
             "--metrics", ",".join(metrics), "--log-file", str(log_file)]
 
 
+class NotRunHere(Exception):
+    """The chapter cannot use this GPU (its one line: "error: <name> needs ...")."""
+
+
 def profile_chapter(ncu, binary, shape_args, metrics, kernel_regex, tmp):
     """Run one chapter under ncu; returns {"metrics", "kernel", "flops", "ratio", "device"}."""
     log_file, report = Path(tmp) / f"{binary.name}.ncu.csv", Path(tmp) / f"{binary.name}.json"
@@ -302,6 +349,9 @@ def profile_chapter(ncu, binary, shape_args, metrics, kernel_regex, tmp):
     text = log_file.read_text(errors="replace") if log_file.exists() else ""
     errors = [line for line in (text + proc.stderr).splitlines() if line.startswith("==ERROR==")]
     metrics_found, kernel = parse_ncu_csv(text)
+    reason = unsupported_reason(proc.stderr)
+    if reason and not metrics_found:
+        raise NotRunHere(reason)
     if errors or not metrics_found:
         app_errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         why = errors[0] if errors else (
@@ -360,10 +410,14 @@ def main(argv=None):
         for name, metrics in SETS.items():
             print(f"{name}:")
             print("\n".join(f"  {m}" for m in metrics))
+            extras = [m for m, _ in HOPPER_EXTRAS.get(name, [])]
+            if extras:
+                print("  and on compute capability 9.0:")
+                print("\n".join(f"  {m}" for m in extras))
         return 0
     try:
         names = select_chapters(args.chapters)
-        metrics = SETS[args.set] if not args.metrics else [
+        metrics = metrics_for(args.set, compute_capability()) if not args.metrics else [
             m.strip() for m in args.metrics.split(",") if m.strip()]
     except ValueError as error:
         log(f"error: {error}")
@@ -388,24 +442,30 @@ def main(argv=None):
         shape = f"M = {args.m}, N = {args.n}, K = {args.k}"
     else:
         shape_args, shape = ["--size", str(args.size)], f"M = N = K = {args.size}"
-    results, failed = {}, False
+    results, not_run, failed = {}, [], False
     with tempfile.TemporaryDirectory(prefix="sgemm-profile-") as tmp:
         for i, (name, binary) in enumerate(bins.items(), 1):
             log(f"[{i}/{len(bins)}] ncu {name} ({shape}, {len(metrics)} metrics)")
             try:
                 results[name] = profile_chapter(ncu, binary, shape_args, metrics,
                                                 args.kernel_regex, tmp)
+            except NotRunHere as reason:
+                log(f"[{i}/{len(bins)}] {not_run_lines([(name, reason)])[0]}")
+                not_run.append((name, str(reason)))
             except RuntimeError as error:
                 log(f"[{i}/{len(bins)}] {name}: {error}")
                 if "no CUDA GPU" in str(error):
                     return EXIT_RUNTIME  # the same for every chapter: say it once
                 failed = True
     if not results:
+        if not_run and not failed:
+            log("error: no chosen chapter can use this GPU: "
+                + "; ".join(f"{name} {reason}" for name, reason in not_run))
         return EXIT_RUNTIME
     chapters = list(results)
     table = build_table(results, metrics, every_stall=bool(args.metrics))
     full_table = build_table(results, metrics, every_stall=True)
-    print(render_text(table, chapters))
+    print("\n".join([render_text(table, chapters)] + not_run_lines(not_run)))
 
     template = ncu_command("ncu", ["<metrics>"], args.kernel_regex, "<log.csv>")[:-2]
     template += ["build/bin/<chapter>", "--verify-only"] + shape_args
@@ -416,7 +476,8 @@ def main(argv=None):
         "command": " ".join(p if "<" in p else shlex.quote(p) for p in template),
     }
     if args.markdown:
-        args.markdown.write_text(render_markdown(table, chapters, context), encoding="utf-8")
+        args.markdown.write_text(render_markdown(table, chapters, context, not_run),
+                                 encoding="utf-8")
         log(f"wrote {args.markdown}")
     if args.csv:
         write_csv(args.csv, full_table, chapters)

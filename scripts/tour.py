@@ -5,6 +5,10 @@
 Each chapter binary runs as `build/bin/<chapter> --size <sizes> --format json --output <file>`,
 verifying against cuBLAS and timing itself and cuBLAS in the same process. The tour merges
 their JSON into docs/results/<gpu>/ (results.json, results.csv, ladder.md).
+
+A chapter that cannot use this GPU (chapters 10 on need compute capability 9.0) says so in one
+line and exits 3; the tour then shows it as "not run on this GPU" with that reason, in the
+ladder and in results.json, and goes on: it is no failure of the tour.
 """
 
 import argparse
@@ -22,17 +26,19 @@ from pathlib import Path
 
 from chapters import (CHAPTERS, EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO,
                       ArgumentParser, binaries, build, git_commit, gpu_slug, gpu_status,
-                      host_test_hint, log, parse_int_list, select_chapters)
+                      host_test_hint, log, parse_int_list, select_chapters, unsupported_reason)
 
 EXAMPLES = """\
 examples:
   python3 scripts/tour.py                             # build, run all chapters, save results
   python3 scripts/tour.py --sizes 1024,4096 --no-save # quick look, nothing written
+  python3 scripts/tour.py --sizes 4096,8192           # the README ladder's sizes only
   python3 scripts/tour.py --chapters 02 03 --samples 50
   python3 scripts/tour.py --no-build --build-dir build-debug --results-dir /tmp/ladder
 
-exit codes: 0 every chapter passed, 1 a chapter computed a wrong result, 2 bad usage,
-            3 build or CUDA/runtime failure (no GPU, out of memory, crash)
+exit codes: 0 every chapter that can use this GPU passed, 1 a chapter computed a wrong result,
+            2 bad usage, 3 build or CUDA/runtime failure (no GPU, out of memory, crash, or no
+            chosen chapter can use this GPU)
 """
 
 
@@ -46,7 +52,7 @@ def no_gpu_line(reason, build_dir):
 ROW_FIELDS = ["chapter", "m", "n", "k", "time_ms", "noise", "samples", "tflops",
               "cublas_time_ms", "cublas_tflops", "pct_cublas", "pct_peak", "ratio", "ideal_ratio",
               "ridge", "bound", "max_abs_err", "max_rel_err", "rel_fro_err", "mismatches", "status",
-              "first_mismatch"]
+              "first_mismatch", "precision"]
 DEVICE_FIELDS = ["name", "compute_capability", "sms", "sm_clock_mhz", "fp32_peak_tflops",
                  "dram_bandwidth_gbs", "ridge_flop_per_byte", "driver", "runtime", "cublas"]
 
@@ -64,11 +70,12 @@ def load_run(path):
     return run
 
 
-def merge_runs(runs):
-    """Merge chapter reports run on one GPU into {device, settings, chapters, rows}.
+def merge_runs(runs, not_run=()):
+    """Merge chapter reports run on one GPU into {device, settings, chapters, rows, not_run}.
 
     Rows come out in ladder order, then by size. Reports from different GPUs are refused:
-    a ladder mixes no devices.
+    a ladder mixes no devices. not_run: [{"chapter", "reason"}] of the chapters that could not
+    use this GPU, kept in ladder order.
     """
     if not runs:
         raise ValueError("no chapter reports to merge")
@@ -83,8 +90,9 @@ def merge_runs(runs):
                              r["m"] * r["n"] * r["k"], r["m"], r["n"], r["k"]))
     chapters = [{"chapter": run["chapter"], "title": run.get("title"),
                  "command": run.get("command"), "date": run.get("date")} for run in runs]
+    skipped = sorted(not_run, key=lambda c: (order.get(c["chapter"], len(order)), c["chapter"]))
     return {"device": device, "settings": runs[0].get("settings", {}), "chapters": chapters,
-            "rows": rows}
+            "rows": rows, "not_run": [dict(c) for c in skipped]}
 
 
 def shapes(rows):
@@ -130,20 +138,29 @@ LADDER_HEADER = ["chapter", "precision", "TFLOP/s", "% of cuBLAS", "% of FP32 pe
 LEFT_COLUMNS = (0, 1, 6, 8)  # aligned left in the text and markdown tables
 
 
-def ladder_table(rows, device, shape):
+NOT_RUN = "not run on this GPU"
+
+
+def ladder_table(rows, device, shape, not_run=()):
     """The ladder at one shape: a header and one list of cells per line.
 
     % of cuBLAS compares each chapter with cuBLAS in the mode of its precision contract, timed in
     its own process; the error column is the chapter's rms error against an FP64 GEMM of the same
-    inputs, relative to the rms of C (docs/methodology.md, "Accuracy").
+    inputs, relative to the rms of C (docs/methodology.md, "Accuracy"). A chapter of not_run keeps
+    its place in the ladder with dashes and "not run on this GPU" (the reason is below the tables).
     """
-    lines = []
+    order = {name: i for i, name in enumerate(CHAPTERS)}
+    ranked = []
     for r in rows:
         if (r["m"], r["n"], r["k"]) == shape:
-            lines.append([r["chapter"], precision_of(r), fmt(r.get("tflops")),
-                          fmt(r.get("pct_cublas"), 1), fmt(r.get("pct_peak"), 1),
-                          fmt(r.get("ratio")), r.get("bound") or "-",
-                          fmt_err(error_of(r, "fp64_error")), r.get("status") or "-"])
+            ranked.append((r["chapter"], [
+                r["chapter"], precision_of(r), fmt(r.get("tflops")), fmt(r.get("pct_cublas"), 1),
+                fmt(r.get("pct_peak"), 1), fmt(r.get("ratio")), r.get("bound") or "-",
+                fmt_err(error_of(r, "fp64_error")), r.get("status") or "-"]))
+    ranked += [(c["chapter"], [c["chapter"]] + ["-"] * 7 + [NOT_RUN]) for c in not_run]
+    # A stable sort: the rows keep their order (by size) within a chapter.
+    ranked.sort(key=lambda item: (order.get(item[0], len(order)), item[0]))
+    lines = [cells for _, cells in ranked]
     peak = device.get("fp32_peak_tflops")
     for precision, key in (("FP32", "cublas_fp32_error"), ("TF32", "cublas_tf32_error")):
         median, count = cublas_median(rows, shape, precision)
@@ -193,21 +210,28 @@ def device_lines(device, settings):
     ]
 
 
-CUBLAS_NOTE = ("cuBLAS row: the median of the cuBLAS TFLOP/s measured by each chapter process at "
-               "this size; a chapter's % of cuBLAS compares it with the cuBLAS run in its own "
-               "process.")
+CUBLAS_NOTE = ("cuBLAS rows: the median of the cuBLAS TFLOP/s measured by the chapter processes "
+               "of one precision contract at this size (cuBLAS FP32 in the FP32 chapters', cuBLAS "
+               "TF32 in the TF32 chapters'); a chapter's % of cuBLAS compares it with the cuBLAS "
+               "run in its own process.")
+
+
+def not_run_lines(merged):
+    """One line per chapter that could not use this GPU, with the chapter's own reason."""
+    return [f"{c['chapter']}: {NOT_RUN}: {c['reason']}" for c in merged.get("not_run", [])]
 
 
 def render_text(merged):
     out = device_lines(merged["device"], merged["settings"])
     for shape in shapes(merged["rows"]):
-        header, lines = ladder_table(merged["rows"], merged["device"], shape)
+        header, lines = ladder_table(merged["rows"], merged["device"], shape,
+                                     merged.get("not_run", []))
         widths = [max(len(cells[i]) for cells in [header] + lines) for i in range(len(header))]
         out += ["", shape_title(shape)]
         for cells in [header] + lines:
             out.append("  ".join(c.ljust(w) if i in LEFT_COLUMNS else c.rjust(w)
                                  for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
-    out += ["", CUBLAS_NOTE]
+    out += ["", CUBLAS_NOTE] + not_run_lines(merged)
     return "\n".join(out)
 
 
@@ -219,13 +243,16 @@ def render_markdown(merged, environment):
             f"commit: {environment['git_commit'] or 'unknown'}"
             f"{' (uncommitted changes)' if environment['git_dirty'] else ''}"]
     for shape in shapes(merged["rows"]):
-        header, lines = ladder_table(merged["rows"], merged["device"], shape)
+        header, lines = ladder_table(merged["rows"], merged["device"], shape,
+                                     merged.get("not_run", []))
         out += ["", f"## {shape_title(shape)}", "",
                 "| " + " | ".join(header) + " |",
                 "|" + "|".join(":---" if i in LEFT_COLUMNS else "---:"
                                for i in range(len(header))) + "|"]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
     out += ["", CUBLAS_NOTE, ""]
+    if merged.get("not_run"):
+        out += [f"- {line}" for line in not_run_lines(merged)] + [""]
     return "\n".join(out)
 
 
@@ -234,6 +261,7 @@ def csv_rows(merged, environment):
     device = merged["device"]
     for r in merged["rows"]:
         row = {f: r.get(f) for f in ROW_FIELDS}
+        row["precision"] = precision_of(r)
         mismatch = r.get("first_mismatch")
         if mismatch:
             row["first_mismatch"] = (f"row {mismatch.get('row')} col {mismatch.get('col')}: "
@@ -285,8 +313,9 @@ def last_error_line(stderr):
 
 
 def run_chapters(bins, args):
-    """Run each chapter; returns (reports, exit code)."""
-    reports, code, start = [], EXIT_PASS, time.monotonic()
+    """Run each chapter; returns (reports, not_run, exit code). not_run lists the chapters that
+    cannot use this GPU, {"chapter", "reason"}: they change no exit code."""
+    reports, not_run, code, start = [], [], EXIT_PASS, time.monotonic()
     extra = []
     for option in ("samples", "warmup", "time_budget", "device"):
         if getattr(args, option) is not None:
@@ -305,10 +334,15 @@ def run_chapters(bins, args):
             if rc == EXIT_RUNTIME and i == 1 and is_no_gpu(proc.stderr):
                 # The driver's words when it has some; else the chapter's (a driver too old).
                 log(no_gpu_line(gpu_status() or last_error_line(proc.stderr), args.build_dir))
-                return [], EXIT_RUNTIME
+                return [], [], EXIT_RUNTIME
             if rc == EXIT_USAGE:
                 log(f"error: {name} refused the options: {last_error_line(proc.stderr)}")
-                return reports, EXIT_USAGE
+                return reports, not_run, EXIT_USAGE
+            reason = unsupported_reason(proc.stderr) if rc == EXIT_RUNTIME else None
+            if reason:
+                log(f"[{i}/{len(bins)}] {name}: {NOT_RUN}: {reason}")
+                not_run.append({"chapter": name, "reason": reason})
+                continue
             if rc not in (EXIT_PASS, EXIT_WRONG):
                 why = last_error_line(proc.stderr) if rc > 0 else f"killed by signal {-rc}"
                 log(f"[{i}/{len(bins)}] {name}: runtime failure (exit {rc}): {why}")
@@ -325,7 +359,7 @@ def run_chapters(bins, args):
                 code = EXIT_WRONG
             log(f"[{i}/{len(bins)}] {name}: {verdict} in {took:.1f} s "
                 f"(elapsed {time.monotonic() - start:.0f} s)")
-    return reports, code
+    return reports, not_run, code
 
 
 def parse_args(argv):
@@ -381,11 +415,14 @@ def main(argv=None):
     if missing:
         log(f"not built, skipped: {', '.join(missing)}")
 
-    reports, code = run_chapters(bins, args)
+    reports, not_run, code = run_chapters(bins, args)
     if not reports:
+        if not_run and code == EXIT_PASS:
+            log("error: no chosen chapter can use this GPU: "
+                + "; ".join(f"{c['chapter']} {c['reason']}" for c in not_run))
         return code if code != EXIT_PASS else EXIT_RUNTIME
     try:
-        merged = merge_runs(reports)
+        merged = merge_runs(reports, not_run)
     except ValueError as error:
         log(f"error: {error}")
         return EXIT_RUNTIME

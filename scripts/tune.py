@@ -7,8 +7,9 @@ once per TILES entry of its sgemm_add_chapter() line (bin/<chapter>.tile_<shape>
 VARIANTS entry (bin/<chapter>.variant_<name>; tiles/<chapter>.variants lists them in order). This
 script builds what the chosen chapters need, runs each binary over the sizes (TFLOP/s and % of
 cuBLAS, timed in the same process as cuBLAS) and writes two tables per chapter:
-  - attribution: the previous chapter's kernel, each variant in order (one sub-step each), then
-    this chapter's kernel: what each part of the chapter's change bought;
+  - attribution: the kernel the chapter starts from (the previous chapter's; for a TF32 chapter
+    the nearest earlier TF32 chapter's: 10 continues 08, not 09's FP32 branch), each variant in
+    order (one sub-step each), then this chapter's kernel: what each part of the change bought;
   - tiles: each TILES shape and the chapter's default.
 They go to docs/results/<gpu>/tuning_<NN>.md (the chapters' READMEs cite them) and to stdout.
 """
@@ -22,14 +23,17 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from chapters import (CHAPTERS, EXIT_PASS, EXIT_RUNTIME, EXIT_WRONG, EXIT_USAGE, REPO, ArgumentParser,
-                      build, configure, git_commit, gpu_slug, log, parse_int_list, select_chapters)
+from chapters import (CHAPTERS, EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO,
+                      ArgumentParser, build, chapter_precision, configure, git_commit, gpu_slug,
+                      log, parse_int_list, select_chapters, unsupported_reason)
 
 EXAMPLES = """\
 examples:
   python3 scripts/tune.py --chapters 06                    # build, measure, write tuning_06.md
   python3 scripts/tune.py --chapters 03 04 --sizes 4096,8192 --only variants
   python3 scripts/tune.py --chapters 01 --no-build --build-dir build-tuning --no-save
+  python3 scripts/tune.py --chapters 10 --build-only       # build now, measure later with
+  python3 scripts/tune.py --chapters 10 --no-build         # --no-build (two shorter steps)
 
 exit codes: 0 measured, 1 a binary computed a wrong result (its rows say FAIL), 2 bad usage or
 nothing built, 3 build or CUDA/runtime failure
@@ -67,17 +71,26 @@ def variants(build_dir, chapter):
     return entries
 
 
-def previous_chapter(chapter):
-    index = CHAPTERS.index(chapter)
-    return CHAPTERS[index - 1] if index > 0 else None
+def baseline_chapter(chapter, chapters=CHAPTERS, precision=chapter_precision):
+    """The chapter whose kernel the attribution starts from: the one before, except that a TF32
+    chapter continues the nearest earlier TF32 chapter (10_wgmma changes 08's mma.sync kernel;
+    09, between them, adds FP32 accuracy to 08 and is no step of 10's). None for the first."""
+    index = chapters.index(chapter)
+    if index == 0:
+        return None
+    if precision(chapter) == "TF32":
+        for earlier in reversed(chapters[:index]):
+            if precision(earlier) == "TF32":
+                return earlier
+    return chapters[index - 1]
 
 
 def targets_for(build_dir, chapter, what):
     """The CMake targets the chapter's tables need (names follow cmake/SgemmChapter.cmake)."""
     targets = [chapter]
     if what in ("all", "variants"):
-        if variants(build_dir, chapter) and previous_chapter(chapter):
-            targets.append(previous_chapter(chapter))
+        if variants(build_dir, chapter) and baseline_chapter(chapter):
+            targets.append(baseline_chapter(chapter))
         targets += [f"{chapter}.variant_{name}" for name, _ in variants(build_dir, chapter)]
     if what in ("all", "tiles"):
         headers = sorted((Path(build_dir) / "tiles").glob(f"{chapter}.tile_*.h"))
@@ -130,7 +143,10 @@ class Runner:
             else:
                 log(f"{binary.name} ...")
                 run, error = run_one(binary, self.sizes, self.samples)
-                if run is None:
+                if run is None and unsupported_reason(error):
+                    log(f"note: {binary.name}: not run on this GPU: {unsupported_reason(error)}")
+                    self.cache[binary] = None
+                elif run is None:
                     log(f"error: {binary.name}: {error}")
                     if "no CUDA GPU" in error or "no NVIDIA driver" in error:
                         raise NoGpu(error)
@@ -179,9 +195,11 @@ def attribution_table(runner, build_dir, chapter, sizes):
     if not entries:
         return []
     steps = []
-    before = previous_chapter(chapter)
+    before = baseline_chapter(chapter)
     if before:
-        steps.append((f"previous chapter ({before})", "its default", bin_dir / before))
+        adjacent = CHAPTERS.index(chapter) - CHAPTERS.index(before) == 1
+        step = f"{'previous chapter' if adjacent else 'the chapter it builds on'} ({before})"
+        steps.append((step, "its default", bin_dir / before))
     steps += [(f"variant `{name}`", f"`{definitions}`", bin_dir / f"{chapter}.variant_{name}")
               for name, definitions in entries]
     steps.append((f"this chapter ({chapter})", "its default", bin_dir / chapter))
@@ -234,6 +252,8 @@ def main(argv=None):
                              "preset's); configured with -DSGEMM_TUNING=ON when it does not exist")
     parser.add_argument("--no-build", action="store_true",
                         help="measure the binaries already in --build-dir, build nothing")
+    parser.add_argument("--build-only", action="store_true",
+                        help="build what the chosen chapters' tables need, measure nothing")
     parser.add_argument("--out-dir",
                         help="folder for tuning_<NN>.md (default docs/results/<gpu>/)")
     parser.add_argument("--no-save", action="store_true", help="print the tables only")
@@ -245,6 +265,9 @@ def main(argv=None):
         return EXIT_USAGE
 
     build_dir = Path(args.build_dir)
+    if args.no_build and args.build_only:
+        log("error: --no-build and --build-only exclude each other")
+        return EXIT_USAGE
     if args.no_build:
         if not any(variants(build_dir, c) or tiles(build_dir / "bin", c) for c in chapters):
             log(f"error: no tuning binaries of {', '.join(chapters)} in {build_dir}: build them "
@@ -253,6 +276,9 @@ def main(argv=None):
             return EXIT_USAGE
     else:
         build_tuning(build_dir, chapters, args.only)
+        if args.build_only:
+            log(f"built in {build_dir}; measure with the same options and --no-build")
+            return EXIT_PASS
 
     runner = Runner(args.sizes, args.samples)
     tables = {}

@@ -46,6 +46,20 @@ class ChapterListTest(unittest.TestCase):
                                       "CMakeLists.txt")
         self.assertEqual(chapters.CHAPTERS, sorted(chapters.CHAPTERS), "not in reading order")
 
+    def test_precision_contract_read_from_the_source(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for folder, text in (("08_a", "  chapter.precision = sgemm::Precision::kTf32;\n"),
+                                 ("09_b", "// not Precision::kTf32, a comment\n/* Precision::kTf32"
+                                          "\n */ int main() {}\n")):
+                (root / folder).mkdir()
+                (root / folder / (folder[3:] + ".cu")).write_text(text)
+            self.assertEqual(chapters.chapter_precision("08_a", root), "TF32")
+            self.assertEqual(chapters.chapter_precision("09_b", root), "FP32")
+        self.assertEqual(chapters.chapter_precision("00_naive"), "FP32")
+        tf32 = [c for c in chapters.CHAPTERS if chapters.chapter_precision(c) == "TF32"]
+        self.assertIn("08_tensor_cores", tf32)
+
     def test_exit_codes_match_the_binaries(self):
         header = (REPO / "common" / "exit_codes.h").read_text(encoding="utf-8")
         codes = dict(re.findall(r"(kExit\w+)\s*=\s*(\d+)", header))
@@ -96,10 +110,11 @@ class SizeListTest(unittest.TestCase):
 
 
 class FakeDriver:
-    """Stands in for libcuda: cuInit returns init_rc, cuDeviceGetCount reports count."""
+    """Stands in for libcuda: cuInit returns init_rc, cuDeviceGetCount reports count, device 0
+    has compute capability cc."""
 
-    def __init__(self, init_rc=0, count=1):
-        self.init_rc, self.count = init_rc, count
+    def __init__(self, init_rc=0, count=1, cc=(9, 0)):
+        self.init_rc, self.count, self.cc = init_rc, count, cc
 
     def cuInit(self, flags):  # noqa: N802  (the driver API's name)
         return self.init_rc
@@ -112,11 +127,20 @@ class FakeDriver:
         pointer._obj.value = b"CUDA_ERROR_UNKNOWN"
         return 0
 
+    def cuDeviceGet(self, pointer, ordinal):  # noqa: N802
+        pointer._obj.value = ordinal
+        return 0 if ordinal < self.count else 101  # CUDA_ERROR_INVALID_DEVICE
+
+    def cuDeviceGetAttribute(self, pointer, attribute, device):  # noqa: N802
+        pointer._obj.value = {chapters.CU_ATTRIBUTE_CC_MAJOR: self.cc[0],
+                              chapters.CU_ATTRIBUTE_CC_MINOR: self.cc[1]}[attribute]
+        return 0
+
 
 class GpuStatusTest(unittest.TestCase):
     """chapters.gpu_status() sorts the driver's answers into words (Linux library names)."""
 
-    def status(self, driver):
+    def status(self, driver, query=lambda: chapters.gpu_status()):
         def load(name):
             if driver is None:
                 raise OSError(f"{name}: cannot open shared object file")
@@ -124,9 +148,18 @@ class GpuStatusTest(unittest.TestCase):
         saved = chapters.ctypes.CDLL, chapters.sys.platform
         chapters.ctypes.CDLL, chapters.sys.platform = load, "linux"
         try:
-            return chapters.gpu_status()
+            return query()
         finally:
             chapters.ctypes.CDLL, chapters.sys.platform = saved
+
+    def test_compute_capability(self):
+        def capability(device=0):
+            return lambda: chapters.compute_capability(device)
+        self.assertEqual(self.status(FakeDriver(cc=(9, 0)), capability()), (9, 0))
+        self.assertEqual(self.status(FakeDriver(cc=(8, 6)), capability()), (8, 6))
+        self.assertIsNone(self.status(FakeDriver(count=1), capability(1)))
+        self.assertIsNone(self.status(FakeDriver(init_rc=100), capability()))
+        self.assertIsNone(self.status(None, capability()))
 
     def test_cases(self):
         self.assertEqual(self.status(None), "no NVIDIA driver: libcuda.so.1 not found")

@@ -10,7 +10,10 @@
   compared with the value in results.json printed with the same number of decimals.
 
 Runs without a GPU (CTest label host). A mismatch fails with the file, the row, the column, the
-number shown and the number in results.json.
+number shown and the number in results.json. A cell that still holds a @@MEASURE(...)@@ marker
+(a number to be measured) fails too, naming the text to write in its place, formatted as the
+tour prints it, from the results.json the section cites: after a tour, the failure lists every
+cell to fill.
 """
 
 import json
@@ -41,6 +44,18 @@ SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 COLUMN = re.compile(r"^(TFLOP/s|% of cuBLAS|rms error)\s+(\d+)\s*(?:³|\^3)$")
 MARKDOWN_LINK_TEXT = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 RESULTS_DIR = re.compile(r"^docs/results/([^/]+)/")
+MARKER = re.compile(r"@@MEASURE\(.*?\)@@")
+
+
+def tour_format(value, metric, label):
+    """A value as the ladder writes it (scripts/tour.py's fmt): TFLOP/s with 3, 2 or 1 decimals
+    as it grows, % of cuBLAS with 1 (100 for the cuBLAS rows), the rms error as 2.61e-04."""
+    if metric == "rms error":
+        return f"{value:.2e}"
+    if metric == "% of cuBLAS":
+        return "100" if label.startswith("cuBLAS") else f"{value:.1f}"
+    digits = 3 if abs(value) < 1 else 2 if abs(value) < 100 else 1
+    return f"{value:.{digits}f}"
 
 
 def markdown_files():
@@ -222,8 +237,14 @@ class LadderTest(unittest.TestCase):
             for index, metric, size in columns:
                 if index >= len(cells) or cells[index] in ("", "-"):
                     continue
-                shown = cells[index].replace("**", "").rstrip("%").strip()
                 value, error = expected(label, metric, size)
+                if MARKER.search(cells[index]):
+                    fill = error or ("no value in results.json" if value is None else
+                                     f"write {tour_format(value, metric, label)}")
+                    problems.append(f"README.md:{number}: {label}, '{header[index]}': a "
+                                    f"@@MEASURE marker; {fill}")
+                    continue
+                shown = cells[index].replace("**", "").rstrip("%").strip()
                 if error or value is None:
                     problems.append(f"README.md:{number}: {error or 'no value in results.json'}")
                     continue
@@ -251,6 +272,13 @@ class LadderTest(unittest.TestCase):
         self.assertEqual(row_label("**cuBLAS FP32**"), "cuBLAS FP32")
         self.assertEqual(decimals("36.70"), 2)
         self.assertEqual(decimals("100"), 0)
+        self.assertEqual(tour_format(229.49, "TFLOP/s", "08_tensor_cores"), "229.5")
+        self.assertEqual(tour_format(80.154, "TFLOP/s", "09_3xtf32"), "80.15")
+        self.assertEqual(tour_format(0.5031, "TFLOP/s", "00_naive"), "0.503")
+        self.assertEqual(tour_format(57.93, "% of cuBLAS", "08_tensor_cores"), "57.9")
+        self.assertEqual(tour_format(100.0, "% of cuBLAS", "cuBLAS TF32"), "100")
+        self.assertEqual(tour_format(2.6149e-4, "rms error", "10_wgmma"), "2.61e-04")
+        self.assertTrue(MARKER.search("| @@MEASURE(10 TFLOP/s 4096³, python3 scripts/tour.py)@@ |"))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 well formed, names only binaries the build makes, and every patch still applies to its chapter;
 the script's listing, its bad-input lines, and runs against stand-in binaries (no GPU)."""
 
+import contextlib
+import io
 import os
 import shutil
 import stat
@@ -76,8 +78,9 @@ class CommittedExercisesTest(unittest.TestCase):
                              f"{proc.stdout}{proc.stderr}")
 
 
-def fake_binary(path, rc, text):
-    path.write_text(f"#!{sys.executable}\nimport sys\nprint({text!r})\nsys.exit({rc})\n")
+def fake_binary(path, rc, text, stream="stdout"):
+    path.write_text(f"#!{sys.executable}\nimport sys\nprint({text!r}, file=sys.{stream})\n"
+                    f"sys.exit({rc})\n")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
@@ -129,6 +132,43 @@ class ScriptTest(unittest.TestCase):
         proc, _ = self.run_00_exercise_3(0)
         self.assertEqual(proc.returncode, 1)
         self.assertIn("-> exit 0, expected 1", proc.stdout)
+
+    def test_a_binary_that_cannot_use_the_gpu_is_not_run_and_fails_nothing(self):
+        line = ("error: 00_naive needs compute capability 9.0 (Hopper: wgmma, sm_90a); device 0 "
+                "is Fixture GPU, compute capability 0.0")
+        fake_binary(self.build / "bin" / "00_naive.exercise_3", 3, line, "stderr")
+        fake_binary(self.build / "bin" / "00_naive", 0, "result PASS")
+        options = ["--chapters", "00", "--exercises", "3", "--no-build", "--build-dir",
+                   str(self.build)]
+        proc = self.script(*options)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("-> exit 3: not run on this GPU: needs compute capability 9.0", proc.stdout)
+        self.assertIn("-> exit 0 (expected)", proc.stdout)
+        self.assertIn("note: 1 command(s) not run", proc.stderr)
+        # Nothing could run at all: exit 3, one error line.
+        fake_binary(self.build / "bin" / "00_naive", 3, line, "stderr")
+        proc = self.script(*options)
+        self.assertEqual(proc.returncode, 3)
+        self.assertEqual([x for x in proc.stderr.splitlines() if x.startswith("error:")],
+                         ["error: no selected command could use this GPU"])
+
+    def test_build_only_builds_and_runs_nothing(self):
+        built = []
+        saved = exercises.configure_and_build
+        exercises.configure_and_build = lambda build_dir, targets: built.append(targets)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()) as stdout, \
+                    contextlib.redirect_stderr(io.StringIO()):
+                code = exercises.main(["--chapters", "00", "--exercises", "3", "--build-only",
+                                       "--build-dir", str(self.build)])
+        finally:
+            exercises.configure_and_build = saved
+        self.assertEqual(code, 0)
+        self.assertEqual(built, [{"00_naive", "00_naive.exercise_3"}])
+        self.assertEqual(stdout.getvalue(), "")
+        proc = self.script("--chapters", "00", "--build-only", "--no-build")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--no-build and --build-only", proc.stderr)
 
     def test_a_missing_binary_is_a_runtime_error(self):
         proc = self.script("--chapters", "00", "--exercises", "3", "--no-build", "--build-dir",

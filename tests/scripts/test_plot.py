@@ -11,6 +11,7 @@ Exit code 77 when matplotlib is not installed (CTest: SKIP_RETURN_CODE 77).
 import importlib.util
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from pathlib import Path
 from helpers import HERE, SCRIPTS, ScriptAssertions
 
 import plot  # noqa: E402  (helpers puts scripts/ on the path)
+from chapters import CHAPTERS  # noqa: E402
 
 FIXTURE = HERE / "fixture"
 COMMITTED = sorted(p for p in (HERE.parent.parent / "docs" / "results").glob("*")
@@ -108,13 +110,18 @@ class PlotTest(ScriptAssertions, unittest.TestCase):
             self.assert_one_error_line(plot_run(missing), missing / "results.json")
             self.assert_one_error_line(plot_run(FIXTURE / "results.json"), "is a file")
 
-    def test_ten_chapters_and_unknown_ones_draw(self):
-        # Chapters 07-09 join the ladder; a chapter the list does not know is drawn in grey.
+    def test_the_fixture_has_every_chapter_and_both_precisions(self):
         document = json.loads((FIXTURE / "results.json").read_text())
+        self.assertEqual({r["chapter"] for r in document["rows"]}, set(CHAPTERS))
+        self.assertEqual({r.get("precision") for r in document["rows"]}, {"FP32", "TF32"})
+
+    def test_more_chapters_and_unknown_ones_draw(self):
+        # Chapters past the list (a TF32 one among them) draw; one the list does not know is grey.
+        document = json.loads((FIXTURE / "results.json").read_text())
+        tf32 = [r for r in document["rows"] if r.get("precision") == "TF32"]
         extra = []
-        for name in ["07_any_shape", "08_tensor_cores", "09_3xtf32", "10_not_yet_listed"]:
-            extra += [dict(r, chapter=name) for r in document["rows"]
-                      if r["chapter"] == "06_double_buffer"]
+        for name in ["11_not_yet_listed", "12_not_yet_listed"]:
+            extra += [dict(r, chapter=name) for r in tf32 if r["chapter"] == tf32[0]["chapter"]]
         document["rows"] += extra
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "results.json").write_text(json.dumps(document))
@@ -122,7 +129,17 @@ class PlotTest(ScriptAssertions, unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assert_pngs(Path(tmp) / "figures")
         self.assertEqual(len(set(plot.MARKERS)), len(plot.MARKERS))
-        self.assertGreaterEqual(len(plot.MARKERS), 10)
+        self.assertGreaterEqual(len(plot.MARKERS), len(CHAPTERS))
+
+    def test_a_tf32_chapter_is_measured_against_cublas_tf32(self):
+        document = json.loads((FIXTURE / "results.json").read_text())
+        shape = (4096, 4096, 4096)
+        tf32 = [r["cublas_tflops"] for r in document["rows"]
+                if r.get("precision") == "TF32" and (r["m"], r["n"], r["k"]) == shape]
+        self.assertEqual(plot.cublas_median(document["rows"], shape, "TF32"),
+                         statistics.median(tf32))
+        self.assertLess(plot.cublas_median(document["rows"], shape),
+                        plot.cublas_median(document["rows"], shape, "TF32"))
 
     def test_labels_of_one_column_are_spread(self):
         # Chapters 03-05: one ratio, a few TFLOP/s apart; 00 far away keeps its own height.

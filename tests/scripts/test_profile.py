@@ -77,6 +77,31 @@ class ParseTest(unittest.TestCase):
         every = ncu_profile.build_table(results, ncu_profile.STALLS, every_stall=True)
         self.assertEqual(len(every), len(ncu_profile.STALLS))
 
+    def test_hopper_counters_only_on_compute_capability_9(self):
+        gmma_stall = ncu_profile.HOPPER_STALLS[0]
+        for capability in (None, (8, 0), (8, 9), (10, 0)):
+            with self.subTest(capability=capability):
+                default = ncu_profile.metrics_for("default", capability)
+                self.assertEqual(default, ncu_profile.SETS["default"])
+                self.assertNotIn(ncu_profile.GMMA, default)
+        default = ncu_profile.metrics_for("default", (9, 0))
+        # The wgmma count right after the mma.sync count, the gmma stall with the other stalls.
+        self.assertEqual(default[default.index(ncu_profile.HMMA) + 1], ncu_profile.GMMA)
+        self.assertIn(gmma_stall, default)
+        self.assertEqual(len(default), len(ncu_profile.SETS["default"]) + 2)
+        self.assertIn(ncu_profile.TENSOR_PIPE, ncu_profile.SETS["default"])
+        self.assertIn(ncu_profile.GMMA, ncu_profile.metrics_for("compute", (9, 0)))
+        self.assertNotIn(gmma_stall, ncu_profile.metrics_for("compute", (9, 0)))
+        self.assertEqual(ncu_profile.metrics_for("stalls", (9, 0))[-1], gmma_stall)
+        self.assertEqual(ncu_profile.metrics_for("memory", (9, 0)), ncu_profile.SETS["memory"])
+        # The gmma stall is a stall row: sorted with the others, among the top three if large.
+        results = {"a": {"metrics": {**stalls(long_scoreboard=1, barrier=2, wait=3),
+                                     gmma_stall: ("", 9.0)}}}
+        labels = [row[0] for row in ncu_profile.build_table(
+            results, ncu_profile.STALLS + ncu_profile.HOPPER_STALLS)]
+        self.assertEqual(labels, ["Stall gmma (cycles/issue)", "Stall wait (cycles/issue)",
+                                  "Stall barrier (cycles/issue)"])
+
     def test_human(self):
         self.assertEqual(ncu_profile.human(None, ""), "-")
         self.assertEqual(ncu_profile.human(2.5e8, "byte"), "250.00 MB")
@@ -131,6 +156,26 @@ class RunTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("DRAM bytes read", proc.stdout)
         self.assertNotIn("Stall", proc.stdout)
+
+    def test_a_chapter_that_cannot_use_the_gpu_is_named_and_left_out(self):
+        proc = self.run_profile("--size", "64", "--markdown", "counters.md",
+                                FAKE_CHAPTER_UNSUPPORTED="03_thread_tiling")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("error:", proc.stderr)
+        self.assertEqual(proc.stdout.splitlines()[0].split()[-1], "00_naive")
+        why = ("03_thread_tiling: not run on this GPU: needs compute capability 9.0 (Hopper: "
+               "wgmma, sm_90a); device 0 is Fixture GPU, compute capability 0.0")
+        self.assertIn(why, proc.stderr)
+        self.assertEqual(proc.stdout.splitlines()[-1], why)
+        self.assertIn(f"- {why}", (self.root / "counters.md").read_text())
+
+    def test_when_no_chapter_can_use_the_gpu_one_line_and_exit_3(self):
+        proc = self.run_profile("--chapters", "03", FAKE_CHAPTER_UNSUPPORTED="03_thread_tiling")
+        self.assertEqual(proc.returncode, 3)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        self.assertEqual(len(errors), 1, proc.stderr)
+        self.assertIn("no chosen chapter can use this GPU: 03_thread_tiling needs compute "
+                      "capability 9.0", errors[0])
 
     def test_ncu_error_is_reported_and_exits_3(self):
         proc = self.run_profile(FAKE_NCU_ERROR="1")

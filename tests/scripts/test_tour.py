@@ -17,7 +17,7 @@ from pathlib import Path
 from helpers import SCRIPTS, environment, fake_build_dir
 
 import tour  # noqa: E402  (helpers puts scripts/ on the path)
-from chapters import CHAPTERS, gpu_slug, select_chapters  # noqa: E402
+from chapters import CHAPTERS, chapter_precision, gpu_slug, select_chapters  # noqa: E402
 
 
 def report(chapter, sizes, device="Fixture GPU", cublas=40.0, status="PASS"):
@@ -87,6 +87,37 @@ class MergeTest(unittest.TestCase):
                          ["cuBLAS (median of 1)", "cuBLAS TF32 (median of 1)", "FP32 peak"])
         self.assertEqual(lines[-3][7], "1.20e-06")
 
+    def test_a_chapter_not_run_keeps_its_place_with_its_reason(self):
+        runs = [report("00_naive", [1024]), report("09_3xtf32", [1024])]
+        why = "needs compute capability 9.0 (Hopper: wgmma, sm_90a); device 0 is X, 8.0"
+        merged = tour.merge_runs(runs, [{"chapter": "03_thread_tiling", "reason": why}])
+        self.assertEqual(merged["not_run"], [{"chapter": "03_thread_tiling", "reason": why}])
+        header, lines = tour.ladder_table(merged["rows"], merged["device"], (1024, 1024, 1024),
+                                          merged["not_run"])
+        self.assertEqual([line[0] for line in lines[:3]],
+                         ["00_naive", "03_thread_tiling", "09_3xtf32"])
+        self.assertEqual(lines[1], ["03_thread_tiling"] + ["-"] * 7 + ["not run on this GPU"])
+        self.assertIn("cuBLAS (median of 2)", [line[0] for line in lines])
+        text = tour.render_text(merged)
+        self.assertIn(f"03_thread_tiling: not run on this GPU: {why}", text)
+        environment = {"date": "d", "command": "c", "git_commit": None, "git_dirty": None}
+        markdown = tour.render_markdown(merged, environment)
+        self.assertIn("| 03_thread_tiling | - | - | - | - | - | - | - | not run on this GPU |",
+                      markdown)
+        self.assertIn(f"- 03_thread_tiling: not run on this GPU: {why}", markdown)
+
+    def test_the_binaries_line_for_a_gpu_they_cannot_use(self):
+        line = ("error: 10_wgmma needs compute capability 9.0 (Hopper: wgmma, sm_90a); device 0 "
+                "is NVIDIA A100-SXM4-80GB, compute capability 8.0")
+        self.assertEqual(tour.unsupported_reason("some output\n" + line + "\n"),
+                         line.split(" ", 2)[2])
+        self.assertEqual(tour.unsupported_reason(
+            "error: 10_wgmma needs code built for sm_90a (...); device 0 is H100"),
+            "needs code built for sm_90a (...); device 0 is H100")
+        for other in ("error: shape 200000x200000x200000 needs 640.10 GB of device memory",
+                      "error: no CUDA GPU found", "", None):
+            self.assertIsNone(tour.unsupported_reason(other), other)
+
     def test_unmeasured_values_print_as_dashes(self):
         self.assertEqual(tour.fmt(None), "-")
         self.assertEqual(tour.fmt(0.25), "0.250")
@@ -127,8 +158,12 @@ class TourTest(unittest.TestCase):
         proc = self.run_tour("--sizes", "256,512", "--time-budget", "0.5")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         count = len(CHAPTERS)
+        tf32 = sum(chapter_precision(c) == "TF32" for c in CHAPTERS)
         self.assertIn("M = N = K = 512", proc.stdout)
-        self.assertIn(f"cuBLAS (median of {count})", proc.stdout)
+        # One cuBLAS row per precision contract, each the median of its chapters' processes.
+        self.assertIn(f"cuBLAS (median of {count - tf32})", proc.stdout)
+        if tf32:
+            self.assertIn(f"cuBLAS TF32 (median of {tf32})", proc.stdout)
         self.assertIn(f"[{count}/{count}] {CHAPTERS[-1]}", proc.stderr)
         document = json.loads((self.results / "results.json").read_text())
         self.assertEqual(len(document["rows"]), 2 * count)
@@ -151,6 +186,34 @@ class TourTest(unittest.TestCase):
         self.assertIn("FAIL: wrong result in 03_thread_tiling", proc.stderr)
         document = json.loads((self.results / "results.json").read_text())
         self.assertEqual(document["rows"][1]["first_mismatch"]["col"], 1)
+
+    def test_a_chapter_that_cannot_use_the_gpu_is_shown_not_run_and_the_tour_goes_on(self):
+        last = CHAPTERS[-1]
+        proc = self.run_tour("--sizes", "256", FAKE_CHAPTER_UNSUPPORTED=last)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("error:", proc.stderr)
+        self.assertIn(f"{last}: not run on this GPU: needs compute capability 9.0", proc.stderr)
+        line = next(x for x in proc.stdout.splitlines() if x.startswith(last))
+        self.assertTrue(line.endswith("not run on this GPU"), line)
+        self.assertIn(f"{last}: not run on this GPU: needs compute capability 9.0 (Hopper: "
+                      "wgmma, sm_90a); device 0 is Fixture GPU", proc.stdout)
+        document = json.loads((self.results / "results.json").read_text())
+        self.assertEqual(len(document["rows"]), len(CHAPTERS) - 1)
+        self.assertEqual([c["chapter"] for c in document["not_run"]], [last])
+        self.assertIn(f"| {last} | - |", (self.results / "ladder.md").read_text())
+
+    def test_when_no_chosen_chapter_can_use_the_gpu_one_line_and_exit_3(self):
+        proc = self.run_tour("--sizes", "64", "--chapters", "00", "02",
+                             FAKE_CHAPTER_UNSUPPORTED="00_naive,02_smem_tiling")
+        self.assertEqual(proc.returncode, 3)
+        self.assertEqual(proc.stdout, "")
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        self.assertEqual(errors, ["error: no chosen chapter can use this GPU: 00_naive needs "
+                                  "compute capability 9.0 (Hopper: wgmma, sm_90a); device 0 is "
+                                  "Fixture GPU, compute capability 0.0; 02_smem_tiling needs "
+                                  "compute capability 9.0 (Hopper: wgmma, sm_90a); device 0 is "
+                                  "Fixture GPU, compute capability 0.0"])
+        self.assertFalse(self.results.exists())
 
     def test_no_gpu_prints_one_error_line_naming_the_build_folder_and_exits_3(self):
         proc = self.run_tour(FAKE_CHAPTER_NO_GPU="1")

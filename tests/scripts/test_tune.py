@@ -4,6 +4,8 @@
 (tests/scripts/fake_chapter.py linked under the names the tuning build gives; no GPU, made-up
 numbers)."""
 
+import contextlib
+import io
 import subprocess
 import sys
 import tempfile
@@ -12,19 +14,21 @@ from pathlib import Path
 
 from helpers import HERE, SCRIPTS, environment, ScriptAssertions
 
+import tune  # noqa: E402  (helpers puts scripts/ on the path)
+
 VARIANTS = [("first", "SGEMM_A=0,SGEMM_B=1"), ("second", "SGEMM_TILE=1,2,3,SGEMM_B=1")]
 
 
-def fake_tuning_build(root):
-    """A build folder as -DSGEMM_TUNING=ON leaves it for 06: the manifest, its variants, one tile,
-    the chapter and the chapter before it."""
+def fake_tuning_build(root, chapter="06_double_buffer", before="05_bank_conflict"):
+    """A build folder as -DSGEMM_TUNING=ON leaves it for a chapter: the manifest, its variants, one
+    tile, the chapter and the chapter it starts from."""
     bin_dir = root / "bin"
     bin_dir.mkdir(parents=True)
     (root / "tiles").mkdir()
-    (root / "tiles" / "06_double_buffer.variants").write_text(
+    (root / "tiles" / f"{chapter}.variants").write_text(
         "".join(f"{name}\t{definitions}\n" for name, definitions in VARIANTS))
-    names = ["05_bank_conflict", "06_double_buffer", "06_double_buffer.tile_64_128_16"]
-    names += [f"06_double_buffer.variant_{name}" for name, _ in VARIANTS]
+    names = [before, chapter, f"{chapter}.tile_64_128_16"]
+    names += [f"{chapter}.variant_{name}" for name, _ in VARIANTS]
     for name in names:
         (bin_dir / name).symlink_to(HERE / "fake_chapter.py")
     return root
@@ -79,6 +83,61 @@ class TuneTest(ScriptAssertions, unittest.TestCase):
         self.assertIn("| default (SGEMM_TILE as in the source) | 06_double_buffer |", text)
         self.assertIn("256³ % of cuBLAS", text)
         self.assertIn("Fixture GPU", text)
+
+    def test_a_tf32_chapter_starts_from_the_nearest_earlier_tf32_chapter(self):
+        ladder = ["06_a", "07_b", "08_tc", "09_split", "10_next", "11_more", "12_split"]
+        contract = {"08_tc": "TF32", "10_next": "TF32", "11_more": "TF32"}.get
+
+        def baseline(chapter):
+            return tune.baseline_chapter(chapter, ladder, lambda c: contract(c, "FP32"))
+        self.assertIsNone(baseline("06_a"))
+        self.assertEqual(baseline("07_b"), "06_a")
+        self.assertEqual(baseline("08_tc"), "07_b")      # no TF32 before it: the previous one
+        self.assertEqual(baseline("09_split"), "08_tc")  # an FP32 chapter: the previous one
+        self.assertEqual(baseline("10_next"), "08_tc")   # past 09, the FP32 branch
+        self.assertEqual(baseline("11_more"), "10_next")
+        self.assertEqual(baseline("12_split"), "11_more")
+
+    def test_the_attribution_names_a_starting_chapter_that_is_not_the_previous_one(self):
+        tf32 = [c for c in tune.CHAPTERS if tune.chapter_precision(c) == "TF32"]
+        if len(tf32) < 2 or tune.baseline_chapter(tf32[1]) == tune.CHAPTERS[
+                tune.CHAPTERS.index(tf32[1]) - 1]:
+            self.skipTest("no TF32 chapter whose starting chapter is not the one before it")
+        build = fake_tuning_build(self.root / "build", tf32[1], tf32[0])
+        proc = self.tune("--chapters", tf32[1], "--sizes", "64", "--no-build", "--build-dir",
+                         str(build), "--no-save", "--only", "variants")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        steps = [line.split(" | ")[0] for line in proc.stdout.splitlines()
+                 if line.startswith("| ")]
+        self.assertEqual(steps[1], f"| the chapter it builds on ({tf32[0]})")
+        self.assertEqual(steps[-1], f"| this chapter ({tf32[1]})")
+
+    def test_a_binary_that_cannot_use_the_gpu_is_a_note_not_an_error(self):
+        build = fake_tuning_build(self.root / "build")
+        proc = self.tune("--chapters", "06", "--sizes", "64", "--no-build", "--build-dir",
+                         str(build), "--no-save",
+                         FAKE_CHAPTER_UNSUPPORTED="06_double_buffer.variant_second")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("note: 06_double_buffer.variant_second: not run on this GPU: needs compute "
+                      "capability 9.0", proc.stderr)
+        self.assertNotIn("variant `second`", proc.stdout)
+        self.assertIn("variant `first`", proc.stdout)
+
+    def test_build_only_builds_and_measures_nothing(self):
+        built = []
+        saved = tune.build_tuning
+        tune.build_tuning = lambda build_dir, chapters, what: built.append((chapters, what))
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as stderr:
+                code = tune.main(["--chapters", "06", "--build-only", "--build-dir",
+                                  str(self.root / "b")])
+        finally:
+            tune.build_tuning = saved
+        self.assertEqual(code, 0)
+        self.assertEqual(built, [(["06_double_buffer"], "all")])
+        self.assertIn("--no-build", stderr.getvalue())
+        proc = self.tune("--chapters", "06", "--build-only", "--no-build")
+        self.assert_one_error_line(proc, "--no-build and --build-only")
 
     def test_a_wrong_variant_exits_1_and_is_marked(self):
         build = fake_tuning_build(self.root / "build")
