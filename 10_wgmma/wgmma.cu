@@ -19,8 +19,7 @@
 // - A is rounded to TF32 in shared memory, once, by the thread that copied it, then handed to the
 //   async proxy wgmma reads through (fence.proxy.async); B^T is rounded in registers.
 // - One tile's wgmma stay in flight while the next tile is rounded and its fragments loaded,
-//   so the copies run kStages - 2 tiles ahead (not 08's kStages - 1); scale-d = 0 on the first
-//   k-step starts the accumulators instead of a pass that zeroes them.
+//   so the copies run kStages - 2 tiles ahead (not 08's kStages - 1).
 // Precision contract: TF32, as chapter 08 (verified with a TF32 tolerance, timed against cuBLAS
 // CUBLAS_COMPUTE_32F_FAST_TF32).
 // Limits: compute capability 9.0 with code built for sm_90a (CMake builds it wherever the
@@ -269,8 +268,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     sgemm::cp_async_commit();
   }
 
-  // No zeroing: the first k-step of tile 0 writes acc with scale-d = 0 (README.md, "scale-d").
-  float acc[T::kRowBlocks][64];
+  // Zeroed accumulators: every wgmma adds to them (scale-d = 1).
+  float acc[T::kRowBlocks][64] = {};
   // The register operand: two sets, one per parity of the tile, because the previous tile's
   // wgmma may still read theirs while this tile's are loaded.
   uint32_t frag[2][T::kKSteps][4];
@@ -347,12 +346,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     for (int s = 0; s < T::kKSteps; ++s) {
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) {
-        if (P == 0 && s == 0) {
-          // scale-d = 0 on tile 0 (d = a * b: the accumulators start here), 1 on later tiles.
-          sgemm::wgmma_m64n128k8_tf32(acc[i], frag[P][s], descs[s][i], tile != 0);
-        } else {
-          sgemm::wgmma_m64n128k8_tf32(acc[i], frag[P][s], descs[s][i]);
-        }
+        sgemm::wgmma_m64n128k8_tf32(acc[i], frag[P][s], descs[s][i]);
       }
     }
     sgemm::wgmma_commit();
