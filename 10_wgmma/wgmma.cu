@@ -46,7 +46,7 @@
 #endif
 // Attribution switches (README.md, "Attribution"). SGEMM_ROUND_TF32: how A and B are rounded to
 // TF32: 1 sgemm::tf32_operand (a compare and an add), 2 cvt.rna.tf32.f32 (one instruction more),
-// 0 not at all (the tensor core then truncates: 2.7x the rms error, 08's README; built only to
+// 0 not at all (the tensor core then truncates: about 2.7x the rms error, 08's README; built only to
 // price the rounding).
 // SGEMM_WGMMA_IN_FLIGHT: tiles whose wgmma may still run while the next one is prepared (0 or 1).
 #ifndef SGEMM_ROUND_TF32

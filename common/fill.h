@@ -11,8 +11,8 @@
 //            .. FLT_MAX), B's in +-[2^-113, 2^-112), C0 uniform. Every product lies in
 //            +-[2^14, 2^16) and every sum is finite, so a correct kernel gives an ordinary result;
 //            one that rounds, splits or scales an input past FLT_MAX (to Inf), or loses B's low
-//            bits, does not. (B's binade is the lowest where chapter 09's TF32 split still keeps
-//            FP32's accuracy: its small part stays a normal float; 09_3xtf32/README.md, "The range".)
+//            bits, does not. (B's binade lies just above 2^-114, below which chapter 09's TF32
+//            split no longer keeps FP32's accuracy: 09_3xtf32/README.md, "The range".)
 #pragma once
 
 #include <cmath>
@@ -37,7 +37,7 @@ inline constexpr uint64_t kStreamC0 = 3;  // the start value of C when beta != 0
 inline constexpr int kWideMinExponent = -20;
 inline constexpr int kWideMaxExponent = 20;
 inline constexpr int kExtremeExponentA = 127;   // the largest binade: FLT_MAX = (2 - 2^-23) 2^127
-inline constexpr int kExtremeExponentB = -113;  // 2^-113: tiny, yet x - tf32(x) stays normal
+inline constexpr int kExtremeExponentB = -113;  // tiny, but above 09's accuracy limit 2^-114
 
 SGEMM_HOST_DEVICE inline uint64_t mix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;

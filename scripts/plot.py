@@ -325,7 +325,7 @@ def plot_roofline(plt, document, shape, path):
                    linewidth=0.6, marker="X" if failed else marker(r["chapter"]), zorder=3,
                    label=f"{label(r['chapter'])}: {r['ratio']:.3g} FLOP/byte, "
                          f"{r['tflops']:.1f} TFLOP/s" + (" (FAIL)" if failed else ""))
-    top = max([peak * 2] + [r["tflops"] * 2 for r in rows])  # tensor-core chapters pass the FP32 roof
+    top = max([peak * 2] + [r["tflops"] * 2 for r in rows])  # the TF32 chapters pass the FP32 roof
     # Chapters 03-05 share one tile, so one ratio, and differ by a few TFLOP/s: their numbers go
     # in a column to the right of the points, each joined to its point by a thin line.
     logs = [(math.log10(r["ratio"]), math.log10(r["tflops"])) for r in rows]
@@ -344,7 +344,7 @@ def plot_roofline(plt, document, shape, path):
     ax.set_xlim(lo, hi)
     ax.set_ylim(bottom, top)
     ax.set_xlabel("modeled compute-to-memory ratio (FLOP per byte of global traffic, tile model)")
-    ax.set_ylabel("measured TFLOP/s (the tensor-core chapters pass the FP32 roof)")
+    ax.set_ylabel("measured TFLOP/s (TF32 chapters can pass the FP32 roof)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     if any(r["tflops"] > roof(r["ratio"], bandwidth) * 1.05 for r in rows):
         ax.text(1.01, 0.02, "Points above the DRAM slope:\nL1/L2 serve part of the\n"
