@@ -118,7 +118,7 @@ using SmallTile = HopperTile<256, 64, 4>;
 
 // x as a TF32 operand of the tensor core (SGEMM_ROUND_TF32 above; 08's README, "What TF32 keeps
 // of an FP32 number").
-__device__ __forceinline__ uint32_t to_tf32(float x) {
+__device__ __forceinline__ uint32_t round_operand(float x) {
 #if SGEMM_ROUND_TF32 == 1
   return sgemm::tf32_operand(x);
 #elif SGEMM_ROUND_TF32 == 2
@@ -291,10 +291,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       float4* chunk =
           reinterpret_cast<float4*>(sA + plan.a_dst + i * T::kRowsPerPassA * T::kStrideA);
       float4 v = *chunk;
-      v.x = __uint_as_float(to_tf32(v.x));
-      v.y = __uint_as_float(to_tf32(v.y));
-      v.z = __uint_as_float(to_tf32(v.z));
-      v.w = __uint_as_float(to_tf32(v.w));
+      v.x = __uint_as_float(round_operand(v.x));
+      v.y = __uint_as_float(round_operand(v.y));
+      v.z = __uint_as_float(round_operand(v.z));
+      v.w = __uint_as_float(round_operand(v.w));
       *chunk = v;
     }
     sgemm::fence_proxy_async();
@@ -318,10 +318,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     for (int s = 0; s < T::kKSteps; ++s) {
       const float2 lo = *reinterpret_cast<const float2*>(b_stage + (8 * s) * T::kStrideB);
       const float2 hi = *reinterpret_cast<const float2*>(b_stage + (8 * s + 4) * T::kStrideB);
-      frag[P][s][0] = to_tf32(lo.x);
-      frag[P][s][1] = to_tf32(lo.y);
-      frag[P][s][2] = to_tf32(hi.x);
-      frag[P][s][3] = to_tf32(hi.y);
+      frag[P][s][0] = round_operand(lo.x);
+      frag[P][s][1] = round_operand(lo.y);
+      frag[P][s][2] = round_operand(hi.x);
+      frag[P][s][3] = round_operand(hi.y);
     }
     // Descriptors of the A tile: rows kWgmmaN i .. kWgmmaN (i + 1) - 1, k 8s .. 8s + 7 (offsets
     // in units of 16 bytes; inside the 128-byte row, the swizzle is applied to the final address).
