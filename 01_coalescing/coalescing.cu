@@ -11,7 +11,7 @@
 // (a broadcast). Same arithmetic, same bytes requested, far fewer sectors per request.
 // Blocks run in plain row-by-row order. A second idea, the order in which blocks start (grouped
 // so that the L2 holds what neighbours share), is a measured variant of this file:
-// SGEMM_GROUP_ROWS, README.md "Block order".
+// SGEMM_GROUP_ROWS, README.md, "Which blocks run together".
 // Limits: still no data reuse beyond what the caches find (0.25 FLOP per byte requested); every
 // FMA needs two load instructions, so the L1 load path caps it.
 // Example: build/bin/01_coalescing --size 4096
@@ -31,8 +31,9 @@
 #ifndef SGEMM_TILE
 #define SGEMM_TILE 32, 32
 #endif
-// Block rows visited together (README.md, "Block order"). 1: plain row-by-row order, this
-// chapter's kernel; the tuning build's variants grouped4/8/16 measure the grouped order.
+// Block rows visited together (README.md, "Which blocks run together"). 1: plain row-by-row
+// order, this chapter's kernel; the tuning build's variants grouped4/8/16 measure the grouped
+// order.
 #ifndef SGEMM_GROUP_ROWS
 #define SGEMM_GROUP_ROWS 1
 #endif

@@ -83,7 +83,7 @@ struct Tile {
   // start 4 banks apart and cover all 32 banks. sB[k][n]: rows padded so that the B fragment
   // loads of a warp cover 32 banks per phase: with 4-byte loads (k = lane % 4, n = lane / 4) rows
   // 8 banks apart; with LDS.128 (8 lanes per phase: 4 rows x 2 column groups) rows 8 banks apart
-  // for kFragsN = 4 and 4 banks apart for kFragsN = 8 (chapter 08, README.md, "Shared memory
+  // for kFragsN = 4 and 4 banks apart for kFragsN = 8 (08's README, "Shared memory
   // without bank conflicts").
   static constexpr int kStrideA = kBlockK + 4;
   static constexpr int kStrideB = kBlockN + (kVectorB && kWarpN / kMmaN == 8 ? 4 : 8);
@@ -138,7 +138,7 @@ struct TileShape {
 constexpr TileShape kTile{SGEMM_TILE};
 using MainTile =
     Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
-// For problems whose big tiles would leave SMs idle (chapter 08, README.md, "Small problems").
+// For problems whose big tiles would leave SMs idle (08's README, "Small problems").
 using SmallTile = Tile<64, 128, 32, 32, 32, 3>;
 
 // ---- The tensor-core side ----------------------------------------------------------------------
@@ -148,7 +148,7 @@ using SmallTile = Tile<64, 128, 32, 32, 32, 3>;
 // mma does not care which columns of B it is given, as long as C's columns follow the same map.
 // Plain: 8j + x. kVectorB: kFragsN * p(x) + j, so lane group g = x finds its kFragsN values of a
 // k row side by side; p swaps bits 0 and 1 of x when kFragsN = 8, which puts the two lane groups
-// of one LDS.128 phase 16 banks apart (chapter 08, README.md, "Shared memory without bank
+// of one LDS.128 phase 16 banks apart (08's README, "Shared memory without bank
 // conflicts").
 template <class T>
 __host__ __device__ constexpr int warp_column(int j, int x) {
@@ -491,8 +491,8 @@ int sm_count() {
   return sms;
 }
 
-// The big tile when it gives every SM at least one block, the small one otherwise (chapter 08,
-// README.md, "Small problems").
+// The big tile when it gives every SM at least one block, the small one otherwise (08's README,
+// "Small problems").
 bool takes_small_tile(const sgemm::Problem& p) {
   const int64_t big_tiles =
       static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
