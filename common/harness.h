@@ -14,6 +14,8 @@
 
 namespace sgemm {
 
+struct DeviceInfo;  // common/device.h: what the harness read off the chosen GPU
+
 // C = alpha * A * B + beta * C, all row-major and densely packed:
 // A is m x k (leading dimension k), B is k x n (ld n), C is m x n (ld n).
 // Kernels must be correct for every m, n, k >= 1. Products such as row * k can exceed 2^31,
@@ -67,10 +69,10 @@ struct Chapter {
   // Optional: bytes of scratch the launcher needs for this problem (Problem::workspace).
   size_t (*workspace_bytes)(const Problem& problem) = nullptr;
   // Optional, for a chapter that runs only on some GPUs (the Hopper chapters: compute capability
-  // 9.0 and code built for sm_90a, common/wgmma.h). Called once the device is chosen: "" when the
-  // chapter can run there, else what it needs and what it found. The harness prints that as one
-  // line, "error: <name> <reason>", and exits with code 3 before allocating anything.
-  std::string (*unsupported)() = nullptr;
+  // 9.0 and code built for sm_90a, common/wgmma.h). Called with the chosen device, made current:
+  // "" when the chapter can run there, else what it needs and what it found. The harness prints
+  // that as one line, "error: <name> <reason>", and exits with code 3 before allocating anything.
+  std::string (*unsupported)(const DeviceInfo& device) = nullptr;
 };
 
 // Runs the chapter as its main(); returns the process exit code (common/exit_codes.h).

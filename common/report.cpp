@@ -7,16 +7,17 @@
 #include <string>
 
 namespace sgemm {
-namespace {
 
-std::string fmt(const char* format, double value) {
+std::string format_number(const char* format, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
 }
 
+namespace {
+
 std::string opt_fmt(const char* format, const std::optional<double>& value) {
-  return value ? fmt(format, *value) : "-";
+  return value ? format_number(format, *value) : "-";
 }
 
 std::string json_string(const std::string& s) {
@@ -37,7 +38,10 @@ std::string json_string(const std::string& s) {
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt("\\u%04x", static_cast<double>(static_cast<unsigned char>(c)));
+          char escape[8];  // %x takes an unsigned int: format_number's double would not do
+          std::snprintf(escape, sizeof escape, "\\u%04x",
+                        static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += escape;
         } else {
           out += c;
         }
@@ -48,7 +52,7 @@ std::string json_string(const std::string& s) {
 
 // JSON has no NaN or Inf: those become null (a NaN error figure means the result was broken,
 // which "status" already says).
-std::string json_number(double v) { return std::isfinite(v) ? fmt("%.9g", v) : "null"; }
+std::string json_number(double v) { return std::isfinite(v) ? format_number("%.9g", v) : "null"; }
 std::string json_number(const std::optional<double>& v) { return v ? json_number(*v) : "null"; }
 
 std::string csv_field(const std::string& s) {
@@ -59,7 +63,7 @@ std::string csv_field(const std::string& s) {
 }
 
 std::string csv_number(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? fmt("%.9g", *v) : "";
+  return v && std::isfinite(*v) ? format_number("%.9g", *v) : "";
 }
 
 // One format for the header and the rows keeps the columns aligned; all fields are strings.
@@ -69,7 +73,7 @@ const char* kTableFormat =
 std::string err_cell(const std::optional<ErrorStats>& e, bool rms) {
   if (!e) return "-";
   if (e->nonfinite > 0) return "nan";
-  return fmt("%.2e", rms ? e->rms_rel_c : e->max_rel_c);
+  return format_number("%.2e", rms ? e->rms_rel_c : e->max_rel_c);
 }
 
 std::string json_errors(const std::optional<ErrorStats>& e) {
@@ -125,10 +129,10 @@ const char* distribution_name(Distribution dist) {
 }
 
 std::string format_bytes(double bytes) {
-  if (bytes >= 1e9) return fmt("%.2f GB", bytes / 1e9);
-  if (bytes >= 1e6) return fmt("%.2f MB", bytes / 1e6);
-  if (bytes >= 1e3) return fmt("%.2f kB", bytes / 1e3);
-  return fmt("%.0f B", bytes);
+  if (bytes >= 1e9) return format_number("%.2f GB", bytes / 1e9);
+  if (bytes >= 1e6) return format_number("%.2f MB", bytes / 1e6);
+  if (bytes >= 1e3) return format_number("%.2f kB", bytes / 1e3);
+  return format_number("%.0f B", bytes);
 }
 
 void Reporter::begin(const RunInfo& run, const DeviceInfo& device) {
@@ -143,34 +147,35 @@ void Reporter::begin(const RunInfo& run, const DeviceInfo& device) {
   const auto& d = device;
   out_ << run.chapter << ": " << run.title << "\n";
   out_ << "device " << d.index << ": " << d.name << ", sm_" << d.cc_major << d.cc_minor << ", "
-       << d.sms << " SMs at " << fmt("%.0f", d.sm_clock_mhz) << " MHz, "
+       << d.sms << " SMs at " << format_number("%.0f", d.sm_clock_mhz) << " MHz, "
        << format_bytes(static_cast<double>(d.memory_bytes)) << ", L2 "
        << format_bytes(static_cast<double>(d.l2_bytes)) << "\n";
   if (d.fp32_lanes_per_sm > 0) {
-    out_ << "  FP32 peak " << fmt("%.1f", d.fp32_peak_tflops) << " TFLOP/s (" << d.fp32_lanes_per_sm
-         << " lanes/SM x " << d.sms << " SMs x 2 x " << fmt("%.0f", d.sm_clock_mhz) << " MHz)";
+    out_ << "  FP32 peak " << format_number("%.1f", d.fp32_peak_tflops) << " TFLOP/s ("
+         << d.fp32_lanes_per_sm << " lanes/SM x " << d.sms << " SMs x 2 x "
+         << format_number("%.0f", d.sm_clock_mhz) << " MHz)";
   } else {
     out_ << "  FP32 peak unknown (sm_" << d.cc_major << d.cc_minor
          << " is not in the lanes table of common/roofline.cpp)";
   }
-  out_ << " | DRAM " << fmt("%.0f", d.dram_bandwidth_gbs) << " GB/s ("
-       << fmt("%.0f", d.mem_clock_mhz) << " MHz x " << d.bus_width_bits << " bit x 2)"
-       << " | ridge " << fmt("%.1f", d.ridge) << " FLOP/B\n";
+  out_ << " | DRAM " << format_number("%.0f", d.dram_bandwidth_gbs) << " GB/s ("
+       << format_number("%.0f", d.mem_clock_mhz) << " MHz x " << d.bus_width_bits << " bit x 2)"
+       << " | ridge " << format_number("%.1f", d.ridge) << " FLOP/B\n";
   out_ << "  driver " << d.driver << " | runtime " << d.runtime << " | cuBLAS " << d.cublas << "\n";
   out_ << "precision: " << run.precision << " contract, timed against " << run.compared_with
        << "\n";
-  out_ << "reference: " << run.reference << " | inputs " << distribution_name(o.dist)
-       << ", seed " << o.seed << " | alpha " << o.alpha << " beta " << o.beta << "\n";
+  out_ << "reference: " << run.reference << " | inputs " << distribution_name(o.dist) << ", seed "
+       << o.seed << " | alpha " << o.alpha << " beta " << o.beta << "\n";
   if (o.verify_only) {
     out_ << "timing: off (--verify-only)\n";
   } else {
     out_ << "timing: CUDA events, " << o.warmup << " warm-up, median of up to " << o.samples
-         << " samples (" << fmt("%g", o.time_budget_s)
+         << " samples (" << format_number("%g", o.time_budget_s)
          << " s budget), L2 flushed before each sample"
          << (o.time_cublas ? ", cuBLAS alternated" : "") << "\n";
   }
   if (o.verify) {
-    out_ << "verify: every element, |got-want| <= " << fmt("%g", o.tolerance)
+    out_ << "verify: every element, |got-want| <= " << format_number("%g", o.tolerance)
          << " * (FLT_EPSILON * sqrt(K)" << (run.precision == "TF32" ? " + 2^-11" : "")
          << ") * (|want| + rms(want)); C poisoned with NaN before the run"
          << (o.beta != 0.0f ? " (beta != 0: C starts from seeded random values)" : "")
@@ -182,7 +187,7 @@ void Reporter::begin(const RunInfo& run, const DeviceInfo& device) {
   }
   if (o.accuracy_limit > 0) {
     out_ << "accuracy limit: the chapter's err rms and err max at most "
-         << fmt("%g", o.accuracy_limit) << " x "
+         << format_number("%g", o.accuracy_limit) << " x "
          << (run.precision == "TF32" ? "cuBLAS TF32" : "cuBLAS FP32")
          << "'s on the same inputs (--accuracy-limit)\n";
   }
@@ -202,12 +207,13 @@ void Reporter::row(const Row& r) {
     std::snprintf(line, sizeof line, kTableFormat, r.chapter.c_str(), std::to_string(r.m).c_str(),
                   std::to_string(r.n).c_str(), std::to_string(r.k).c_str(),
                   opt_fmt("%.4f", r.time_ms).c_str(),
-                  r.noise ? fmt("%.1f%%", *r.noise * 100).c_str() : "-",
+                  r.noise ? format_number("%.1f%%", *r.noise * 100).c_str() : "-",
                   opt_fmt("%.2f", r.tflops).c_str(), opt_fmt("%.2f", r.cublas_tflops).c_str(),
-                  r.pct_cublas ? fmt("%.1f%%", *r.pct_cublas).c_str() : "-",
-                  r.pct_peak ? fmt("%.1f%%", *r.pct_peak).c_str() : "-",
-                  fmt("%.2f", r.ratio).c_str(), fmt("%.1f", r.ideal_ratio).c_str(), r.bound.c_str(),
-                  r.verified ? fmt("%.2e", r.max_rel_err).c_str() : "-",
+                  r.pct_cublas ? format_number("%.1f%%", *r.pct_cublas).c_str() : "-",
+                  r.pct_peak ? format_number("%.1f%%", *r.pct_peak).c_str() : "-",
+                  format_number("%.2f", r.ratio).c_str(),
+                  format_number("%.1f", r.ideal_ratio).c_str(), r.bound.c_str(),
+                  r.verified ? format_number("%.2e", r.max_rel_err).c_str() : "-",
                   err_cell(r.fp64_err, true).c_str(), err_cell(r.cublas_fp32_err, true).c_str(),
                   err_cell(r.fp64_err, false).c_str(), err_cell(r.cublas_fp32_err, false).c_str(),
                   r.status().c_str());
@@ -227,9 +233,9 @@ void Reporter::row(const Row& r) {
     if (r.verified && !r.pass) {
       if (r.mismatches > 0) {
         out_ << "  first mismatch at (row " << r.first_row << ", col " << r.first_col << "): got "
-             << fmt("%.9g", r.first_got) << ", want " << fmt("%.9g", r.first_want) << "; "
-             << r.mismatches << " of " << static_cast<int64_t>(r.m) * r.n
-             << " elements outside the bound\n";
+             << format_number("%.9g", r.first_got) << ", want "
+             << format_number("%.9g", r.first_want) << "; " << r.mismatches << " of "
+             << static_cast<int64_t>(r.m) * r.n << " elements outside the bound\n";
       } else {
         out_ << "  the reference itself holds NaN or Inf: nothing can be compared\n";
       }

@@ -58,9 +58,9 @@ struct RunInfo {
   std::string chapter;
   std::string title;
   std::string command_line;
-  std::string date;       // ISO 8601, UTC
-  std::string reference;  // what the result was verified against
-  std::string precision;  // the chapter's precision contract: "FP32" or "TF32"
+  std::string date;           // ISO 8601, UTC
+  std::string reference;      // what the result was verified against
+  std::string precision;      // the chapter's precision contract: "FP32" or "TF32"
   std::string compared_with;  // the cuBLAS mode it is timed against
   const Options* options = nullptr;
 };
@@ -83,6 +83,8 @@ class Reporter {
 };
 
 std::string format_bytes(double bytes);  // "1.50 GB" (powers of 1000)
+// One number through a printf format of one double conversion: format_number("%.2e", x).
+std::string format_number(const char* format, double value);
 
 const char* distribution_name(Distribution dist);  // "uniform", "normal", "wide", "extreme"
 

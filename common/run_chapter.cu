@@ -49,7 +49,7 @@ class Session {
       : chapter_(chapter), options_(options), mode_(cublas_mode_for(chapter.precision)) {
     device_ = query_device(select_device(options.device));
     if (chapter.unsupported) {
-      const std::string why = chapter.unsupported();
+      const std::string why = chapter.unsupported(device_);
       if (!why.empty()) throw RuntimeFailure(std::string(chapter.name) + " " + why);
     }
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

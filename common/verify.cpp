@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "common/verify.h"
 
+#include "common/report.h"  // format_number
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,14 +47,9 @@ void keep_max(double* current, double value) {
   if (!std::isnan(*current) && !(value <= *current)) *current = value;
 }
 
-std::string format(const char* spec, double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, spec, v);
-  return buffer;
-}
 // Error figures as the report's table prints them; ratios and limits short.
-std::string figure(double v) { return format("%.2e", v); }
-std::string factor(double v) { return format("%.3g", v); }
+std::string figure(double v) { return format_number("%.2e", v); }
+std::string factor(double v) { return format_number("%.3g", v); }
 
 // Why one figure breaks the contract, or "" when it keeps it.
 std::string judge_figure(const char* what, double chapter, double cublas,

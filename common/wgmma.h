@@ -11,6 +11,8 @@
 
 #include <cuda_runtime.h>
 
+#include "common/device.h"
+
 // wgmma exists only in code compiled for sm_90a (the "a": features of this architecture only).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define SGEMM_SM90A_BUILT 1
@@ -24,26 +26,22 @@ namespace sgemm {
 // in code for any other architecture (where the Hopper kernels are stubs that trap).
 __device__ int sm90a_built = SGEMM_SM90A_BUILT;
 
-// The Chapter::unsupported check of a Hopper chapter: "" when the current device is compute
-// capability 9.0 and the code loaded for it holds the sm_90a kernels; else what is needed and
-// what was found, for the harness's one error line.
-inline std::string sm90a_unsupported() {
-  int device = 0, major = 0, minor = 0, built = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, device);
-  const std::string found = "device " + std::to_string(device) + " is " + prop.name +
-                            ", compute capability " + std::to_string(major) + "." +
-                            std::to_string(minor);
-  if (major != 9 || minor != 0) {
+// The Chapter::unsupported check of a Hopper chapter: "" when the device is compute capability 9.0
+// and the code loaded for it holds the sm_90a kernels; else what is needed and what was found, for
+// the harness's one error line.
+inline std::string sm90a_unsupported(const DeviceInfo& device) {
+  const std::string found = "device " + std::to_string(device.index) + " is " + device.name +
+                            ", compute capability " + std::to_string(device.cc_major) + "." +
+                            std::to_string(device.cc_minor);
+  if (device.cc_major != 9 || device.cc_minor != 0) {
     return "needs compute capability 9.0 (Hopper: wgmma, sm_90a); " + found;
   }
+  int built = 0;
   if (cudaMemcpyFromSymbol(&built, sm90a_built, sizeof built) != cudaSuccess || built != 1) {
     (void)cudaGetLastError();  // a failed query only means: no sm_90a code
     return "needs code built for sm_90a (-gencode arch=compute_90a,code=sm_90a: CMake adds it "
-           "where CMAKE_CUDA_ARCHITECTURES holds 90); " + found + " but this binary has none";
+           "where CMAKE_CUDA_ARCHITECTURES holds 90); " +
+           found + " but this binary has none";
   }
   return "";
 }
@@ -104,20 +102,19 @@ __device__ __forceinline__ void pin(uint32_t (&r)[N]) {
 // The 64 accumulator operands of an m64n128 wgmma: the preprocessor is the only way to write
 // them once for the two forms below.
 #define SGEMM_WGMMA_D64(d)                                                                        \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
-      "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-      "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-      "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-      "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
-      "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
-      "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
-      "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
-      "+f"(d[63])
-#define SGEMM_WGMMA_D64_LIST                                                                      \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "  \
-  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "   \
-  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "   \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
+      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
+      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define SGEMM_WGMMA_D64_LIST                                                                    \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
   "%56, %57, %58, %59, %60, %61, %62, %63}"
 
 // d (64 x 128, FP32) += a (64 x 8, TF32, registers) * b (8 x 128, TF32, shared memory through the
@@ -142,11 +139,12 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], const uint3
 __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], const uint32_t (&a)[4],
                                                      uint64_t b, bool add) {
 #if SGEMM_SM90A_BUILT
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " SGEMM_WGMMA_D64_LIST
-               ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-               : SGEMM_WGMMA_D64(d)
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(static_cast<int>(add)));
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " SGEMM_WGMMA_D64_LIST
+      ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+      : SGEMM_WGMMA_D64(d)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(static_cast<int>(add)));
 #else
   __trap();
 #endif

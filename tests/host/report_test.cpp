@@ -94,11 +94,26 @@ Row contract_row(Options* o) {
 
 TEST(Report, TableHasTheColumnsAndTheFirstMismatch) {
   const std::string t = render(OutputFormat::kTable, false);
-  for (const char* needle :
-       {"TFLOP/s", "%cuBLAS", "%peak", "ratio", "ideal", "bound", "max rel", "err rms", "err max",
-        "FAIL", "ridge 20.0 FLOP/B", "first mismatch at (row 7, col 9): got nan, want 1.5",
-        "44.30", "87.0%", "1.15e-06", "1.20e-06", "1.71e-05", "precision: FP32 contract",
-        "inputs uniform", "not deterministic: a second run on the same inputs differs in 5"}) {
+  for (const char* needle : {"TFLOP/s",
+                             "%cuBLAS",
+                             "%peak",
+                             "ratio",
+                             "ideal",
+                             "bound",
+                             "max rel",
+                             "err rms",
+                             "err max",
+                             "FAIL",
+                             "ridge 20.0 FLOP/B",
+                             "first mismatch at (row 7, col 9): got nan, want 1.5",
+                             "44.30",
+                             "87.0%",
+                             "1.15e-06",
+                             "1.20e-06",
+                             "1.71e-05",
+                             "precision: FP32 contract",
+                             "inputs uniform",
+                             "not deterministic: a second run on the same inputs differs in 5"}) {
     EXPECT_NE(t.find(needle), std::string::npos) << needle << "\n" << t;
   }
 }
@@ -111,6 +126,15 @@ TEST(Report, JsonHasNoNaNLiterals) {
             std::string::npos)
       << j;
   EXPECT_NE(j.find("\"name\": \"Test GPU, \\\"quoted\\\"\""), std::string::npos) << j;
+}
+
+TEST(Report, JsonEscapesControlCharactersAsCodePoints) {
+  Row r = fixture_row(true);
+  r.accuracy_note = std::string(
+      "a\x01"
+      "b\x1f");  // two literals: \x01b would be one escape
+  const std::string j = render(OutputFormat::kJson, true, &r);
+  EXPECT_NE(j.find("\"accuracy_note\": \"a\\u0001b\\u001f\""), std::string::npos) << j;
 }
 
 TEST(Report, JsonCarriesTheErrorsAgainstFp64) {
