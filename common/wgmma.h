@@ -99,6 +99,23 @@ __device__ __forceinline__ void pin(uint32_t (&r)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 
+// Sets this warpgroup's registers per thread to kCount (a multiple of 8, 24..256): dec hands
+// registers back to the SM, inc takes them (waiting until others have handed enough back).
+// Chapter 12 moves registers from the warpgroup that only issues copies to those that multiply.
+// It takes effect only in a kernel with a register cap at entry (__launch_bounds__(threads, 1)).
+template <int kCount>
+__device__ __forceinline__ void setmaxnreg_dec() {
+#if SGEMM_SM90A_BUILT
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kCount));
+#endif
+}
+template <int kCount>
+__device__ __forceinline__ void setmaxnreg_inc() {
+#if SGEMM_SM90A_BUILT
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kCount));
+#endif
+}
+
 // The 64 accumulator operands of an m64n128 wgmma: the preprocessor is the only way to write
 // them once for the two forms below.
 #define SGEMM_WGMMA_D64(d)                                                                        \
