@@ -20,12 +20,18 @@ find_program(SGEMM_COMPUTE_SANITIZER compute-sanitizer
 # The shape matrix: tiny, odd, prime, tall and skinny, wide, K = 1, K not a multiple of 4 or of
 # any tile, N not a multiple of 4, exact tile multiples, one large square, and two large odd
 # shapes with enough blocks to fill the H100 (a launcher that picks its tile by size takes its
-# large-problem path only there).
+# large-problem path only there). For the TMA chapters (11 on), whose launchers first copy A
+# (rounded to TF32; rows padded when K % 4 != 0) and B (N % 4 != 0) into padded rows
+# (common/tma.h, tma_readable): the small tile
+# meets A padded, B padded and both; the big tile (66+ blocks of 256 x 128 on the H100) both, at
+# 2053 x 4099 x 67 and 3001 x 3007 x 1031. The padded tests below fill in the rest.
 set(SGEMM_TEST_M "1,1,2,3,7,17,31,33,127,128,129,257,509,1000,1,4099,3,129,130,256,512,1023,2048,63,2053,3001")
 set(SGEMM_TEST_N "1,7,3,5,9,33,64,31,131,128,127,255,521,1000,4096,3,4099,131,132,256,384,1025,2048,65,4099,3007")
 set(SGEMM_TEST_K "1,1,5,2,13,65,32,64,137,128,129,257,523,1000,4096,129,129,1,13,257,263,1027,2048,4,67,1031")
 # Small shapes for the sanitizers (slow tools), checked against the CPU reference so that only the
-# chapter's kernels and the harness's fill kernel run under them.
+# chapter's kernels and the harness's fill kernel run under them. They take the TMA chapters'
+# padded copies too: A alone (130 x 132 x 13), and A and B, B's copy after A's in the workspace, on
+# the small tile (17 x 33 x 65, 257 x 129 x 67) and on the big one (2053 x 4099 x 67).
 set(SGEMM_SANITIZER_M "1,17,130,129,257,67,2053")
 set(SGEMM_SANITIZER_N "1,33,132,131,129,260,4099")
 set(SGEMM_SANITIZER_K "1,65,13,1,67,40,67")
@@ -37,12 +43,13 @@ set(SGEMM_INDEX64_K "2100,2100,1")
 # The GPU suite in parts, each a label beside "gpu", so that one part runs in a few minutes on its
 # own (README.md, "The tests"; CMakePresets.json has a test preset per part). The part follows
 # from the test's name, so every GPU test gets one, wherever it is registered:
-#   gpu_sanitizers    compute-sanitizer runs (names ending in memcheck or racecheck): the slow ones;
+#   gpu_sanitizers    compute-sanitizer runs (names ending in memcheck, racecheck or synccheck):
+#                     the slow ones;
 #   gpu_tensor_cores  every other test of the chapters from 08 on (the tensor-core chapters),
 #                     their accuracy-contract tests included;
 #   gpu_cuda_cores    every other test of chapters 00-07.
 function(sgemm_gpu_part out name)
-  if(name MATCHES "(memcheck|racecheck)$")
+  if(name MATCHES "(memcheck|racecheck|synccheck)$")
     set(part gpu_sanitizers)
   elseif(name MATCHES "^([0-9]+)_" AND CMAKE_MATCH_1 GREATER_EQUAL 8)
     set(part gpu_tensor_cores)
@@ -96,8 +103,25 @@ function(sgemm_add_sanitizer_skip name)
     SKIP_REGULAR_EXPRESSION "SGEMM-SKIP")
 endfunction()
 
+# Whether a chapter reads its tiles with TMA and waits for them on mbarriers: its source includes
+# common/tma.h, the one home of the TMA and mbarrier wrappers (a chapter uses an instruction family
+# an earlier chapter taught through its common/ header). Read from the source, like the sm_90a
+# switch of cmake/Exercises.cmake, rather than declared on the chapter's sgemm_add_chapter line:
+# a later Hopper chapter gets these tests by what it includes, with nothing to remember. The source
+# is read at configure time; adding the include to a chapter takes effect at the next configure.
+function(sgemm_chapter_uses_tma out chapter)
+  get_target_property(source ${chapter} SOURCES)
+  file(STRINGS "${source}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"common/tma\\.h\"")
+  if(includes)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(sgemm_add_gpu_tests chapter)
   set(bin "$<TARGET_FILE:${chapter}>")
+  sgemm_chapter_uses_tma(uses_tma ${chapter})
   sgemm_add_binary_test(${chapter}.shapes COMMAND ${bin} --verify-only
     --m ${SGEMM_TEST_M} --n ${SGEMM_TEST_N} --k ${SGEMM_TEST_K})
   sgemm_add_binary_test(${chapter}.alpha_beta COMMAND ${bin} --verify-only --alpha 1.5 --beta -0.75
@@ -121,7 +145,13 @@ function(sgemm_add_gpu_tests chapter)
     --m 256,1000,129 --n 256,1000,4099 --k 256,1000,1027)
   sgemm_add_binary_test(${chapter}.too_large COMMAND ${bin} --size 200000
     EXPECT_RC 3 EXPECT_REGEX "error: shape 200000x200000x200000 needs [0-9.]+ GB of device memory")
-  foreach(tool memcheck racecheck)
+  # synccheck (invalid use of barriers and mbarriers) wherever mbarriers are used: the TMA
+  # chapters, whose stages are handed between threads and the copy engine by mbarriers alone.
+  set(tools memcheck racecheck)
+  if(uses_tma)
+    list(APPEND tools synccheck)
+  endif()
+  foreach(tool IN LISTS tools)
     if(NOT SGEMM_COMPUTE_SANITIZER)
       sgemm_add_sanitizer_skip(${chapter}.${tool})
       continue()
@@ -130,11 +160,26 @@ function(sgemm_add_gpu_tests chapter)
     if(tool STREQUAL "memcheck")
       set(extra --leak-check full)
     endif()
+    # memcheck and synccheck end with "ERROR SUMMARY", racecheck with "RACECHECK SUMMARY".
     sgemm_add_binary_test(${chapter}.${tool} COMMAND ${SGEMM_COMPUTE_SANITIZER} --tool ${tool}
       ${extra} --error-exitcode 99 ${bin} --verify-only --reference cpu --no-accuracy
       --m ${SGEMM_SANITIZER_M} --n ${SGEMM_SANITIZER_N} --k ${SGEMM_SANITIZER_K}
       --alpha 1.25 --beta 0.5 EXPECT_REGEX "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards")
   endforeach()
+  # The TMA chapters: the padded-row shapes the shape matrix leaves out (see above), each with
+  # 66+ blocks of 256 x 128 (the big tile on the H100) unless said: A padded alone (K % 4 = 2),
+  # B padded alone with N even (the epilogue's 8-byte stores beside a padded B), K = 1 (rows of
+  # one float padded to four) with N % 4 = 2, and on the small tile both padded with N even, and
+  # K % 4 = 2 and N % 4 = 2 with K shorter than one K tile.
+  if(uses_tma)
+    set(tma_m "2050,4096,8192,1000,255")
+    set(tma_n "4096,2050,1030,1026,130")
+    set(tma_k "1026,1024,1,515,6")
+    sgemm_add_binary_test(${chapter}.padded COMMAND ${bin} --verify-only
+      --m ${tma_m} --n ${tma_n} --k ${tma_k})
+    sgemm_add_binary_test(${chapter}.padded_alpha_beta COMMAND ${bin} --verify-only
+      --alpha 1.5 --beta -0.75 --m ${tma_m} --n ${tma_n} --k ${tma_k})
+  endif()
   # Chapter 07 only: N odd, shapes for which its launcher (on the H100's model; the host test
   # scripts.shapes checks it) first copies B into rows padded to a multiple of 4 floats
   # (07_any_shape/README.md, "Rows of odd length"): three tiles without split-K, 2 and 20 slices,

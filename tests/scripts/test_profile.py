@@ -5,13 +5,16 @@ a fake ncu (tests/scripts/fake_ncu.py) driving fake chapter binaries. No GPU, ma
 
 import csv
 import importlib.util
+import re
 import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-from helpers import HERE, SCRIPTS, environment, fake_build_dir
+from helpers import HERE, REPO, SCRIPTS, environment, fake_build_dir
+
+from chapters import CHAPTERS, chapter_source  # noqa: E402  (helpers puts scripts/ on the path)
 
 # By path: the name "profile" also belongs to a standard-library module.
 _spec = importlib.util.spec_from_file_location("sgemm_profile", SCRIPTS / "profile.py")
@@ -110,6 +113,49 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(ncu_profile.human(1.5e9, "inst"), "1.50 G")
         self.assertEqual(ncu_profile.human(128.0, "register/thread"), "128")
         self.assertEqual(ncu_profile.human(4.125, ""), "4.12")
+
+
+# A kernel's name in CUDA source: `__global__ void [__launch_bounds__(...) ...] <name>(`.
+KERNEL = re.compile(r"__global__\s+void\s+(?:__\w+__\s*\((?:[^()]|\([^()]*\))*\)\s*)*(\w+)\s*\(")
+
+
+def kernels(path):
+    return KERNEL.findall(Path(path).read_text(encoding="utf-8"))
+
+
+class KernelSelectionTest(unittest.TestCase):
+    """ncu profiles the first launch whose name matches --kernel-name. Before their GEMM, chapters
+    may launch helpers: the harness's fill kernels, 07's pad_rows, and the TMA chapters' padded
+    copy of A or B (copy_to_tma_rows, common/tma.h) when K or N is not a multiple of 4."""
+
+    def matches(self, name):
+        regex = re.compile(ncu_profile.parse_args([]).kernel_regex)
+        # Bare, or qualified as ncu may print it: in the sgemm namespace or an anonymous one.
+        return [bool(regex.search(f"{prefix}{name}"))
+                for prefix in ("", "sgemm::", "(anonymous namespace)::")]
+
+    def test_every_chapter_has_a_kernel_the_default_selects(self):
+        for chapter in CHAPTERS:
+            with self.subTest(chapter=chapter):
+                names = [k for k in kernels(chapter_source(chapter)) if all(self.matches(k))]
+                self.assertTrue(names, f"no kernel of {chapter} matches the default regex")
+
+    def test_no_helper_kernel_is_selected(self):
+        helpers = [k for path in sorted((REPO / "common").glob("*.cu*")) +
+                   sorted((REPO / "common").glob("*.h")) for k in kernels(path)]
+        helpers += [k for c in CHAPTERS for k in kernels(chapter_source(c))
+                    if not k.startswith("sgemm_")]
+        self.assertIn("copy_to_tma_rows", helpers)
+        for name in helpers:
+            with self.subTest(kernel=name):
+                self.assertEqual(self.matches(name), [False, False, False])
+
+    def test_a_kernel_without_global_loads_shows_no_sectors_per_request(self):
+        # The TMA chapters load through the copy engine: no LSU global load requests at all.
+        metrics = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": ("sector", 0.0),
+                   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": ("request", 0.0)}
+        labels = [label for label, _, _ in ncu_profile.derived_rows(metrics)]
+        self.assertNotIn("Global load sectors per request", labels)
 
 
 class RunTest(unittest.TestCase):

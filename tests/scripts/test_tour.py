@@ -17,7 +17,15 @@ from pathlib import Path
 from helpers import SCRIPTS, environment, fake_build_dir
 
 import tour  # noqa: E402  (helpers puts scripts/ on the path)
-from chapters import CHAPTERS, chapter_precision, gpu_slug, select_chapters  # noqa: E402
+from chapters import (CHAPTERS, chapter_precision, chapter_source, gpu_slug,  # noqa: E402
+                      select_chapters)
+
+
+def hopper_chapters():
+    """The chapters that refuse a GPU other than compute capability 9.0 (their spec names
+    sgemm::sm90a_unsupported, common/wgmma.h), in ladder order."""
+    return [c for c in CHAPTERS
+            if "sm90a_unsupported" in chapter_source(c).read_text(encoding="utf-8")]
 
 
 def report(chapter, sizes, device="Fixture GPU", cublas=40.0, status="PASS"):
@@ -201,6 +209,29 @@ class TourTest(unittest.TestCase):
         self.assertEqual(len(document["rows"]), len(CHAPTERS) - 1)
         self.assertEqual([c["chapter"] for c in document["not_run"]], [last])
         self.assertIn(f"| {last} | - |", (self.results / "ladder.md").read_text())
+
+    def test_on_a_gpu_before_hopper_every_hopper_chapter_is_not_run_in_ladder_order(self):
+        hopper = hopper_chapters()
+        if not hopper:
+            self.skipTest("no chapter needs compute capability 9.0")
+        proc = self.run_tour("--sizes", "256", FAKE_CHAPTER_UNSUPPORTED=",".join(hopper))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("error:", proc.stderr)
+        document = json.loads((self.results / "results.json").read_text())
+        self.assertEqual([c["chapter"] for c in document["not_run"]], hopper)
+        self.assertEqual(len(document["rows"]), len(CHAPTERS) - len(hopper))
+        shown = [line.split()[0] for line in proc.stdout.splitlines()
+                 if line.endswith("not run on this GPU")]
+        self.assertEqual(shown, hopper)
+        # cuBLAS TF32's median comes from the TF32 chapters that ran, the Hopper ones left out.
+        ran_tf32 = sum(chapter_precision(c) == "TF32" for c in CHAPTERS if c not in hopper)
+        if ran_tf32:
+            self.assertIn(f"cuBLAS TF32 (median of {ran_tf32})", proc.stdout)
+        ladder = (self.results / "ladder.md").read_text()
+        for chapter in hopper:
+            self.assertIn(f"| {chapter} | - |", ladder)
+            self.assertIn(f"- {chapter}: not run on this GPU: needs compute capability 9.0",
+                          ladder)
 
     def test_when_no_chosen_chapter_can_use_the_gpu_one_line_and_exit_3(self):
         proc = self.run_tour("--sizes", "64", "--chapters", "00", "02",

@@ -1,0 +1,1499 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Figures of chapters 11 (TMA) and 12 (warp specialization), drawn from the chapters' own sources.
+
+Each source is read as its default build compiles it: #if / #ifdef / #elif / #else resolved
+against the defaults of its SGEMM_ switches. What is read, never copied here: the default
+`#define SGEMM_TILE a, b, c`, matched to the template parameters of the struct `using MainTile =
+<Struct><SGEMM_TILE>;` names; every `static constexpr int kName = <expression>;` of that struct,
+evaluated in order (so kConsumerRegisters is the source's own arithmetic), and its static_asserts;
+whether the launcher rounds A before the GEMM (tma_readable's round_tf32 argument); the arrival
+counts of the `mbarrier_init` calls and which mbarrier operations the code makes; the body of
+make_fragment_plan, run for every lane; 11's main loop, as the operations of its prologue and of
+its `step` lambda (issue, prepare, multiply, wgmma_wait, __syncthreads), played out in that order;
+12's producer (thread 0 alone issues) and its consumers' hand-back (wgmma_wait<N>, then an arrival
+on the empty mbarrier of tile t - N); and the swizzle and out-of-bounds fill common/tma.h asks the
+copy engine for. No GPU is needed.
+Every figure carries what it was drawn from (a PNG text chunk, as figures.py's figures do), so the
+host test sees a committed figure that no longer matches its source (out_of_date()).
+
+  11_tma/figures/tma.png                   one stage's copies: the tensor maps' boxes, the 128-byte
+                                           swizzle the copy engine writes, the chunks one warp's
+                                           B^T fragment loads read (all 32 banks per half-warp),
+                                           zeros past the matrix
+  11_tma/figures/mbarrier.png              the stages and their full mbarriers over time: expect_tx
+                                           and copies, bytes landing, phases and parities, the
+                                           threads' waits, wgmma groups in flight
+  12_warp_specialization/figures/roles.png the producer and consumer warpgroups, the full and
+                                           empty mbarriers between them, the ring of stages, the
+                                           register split
+  12_warp_specialization/figures/pipeline.png
+                                           the roles over time: how producer, consumers and
+                                           tensor cores overlap
+
+Usage: python3 scripts/hopper_figures.py [--out DIR] [--root DIR]
+Exit codes: 0 written, 2 bad usage (a source that cannot be read, matplotlib missing).
+"""
+
+import hashlib
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
+from figures import UsageError, stamp, stamped, strip_comments
+
+BANKS = 32
+SCRIPT = "scripts/hopper_figures.py"
+TMA_SOURCE = Path("11_tma") / "tma.cu"
+WS_SOURCE = Path("12_warp_specialization") / "warp_specialization.cu"
+TMA_HEADER = Path("common") / "tma.h"
+
+
+# ---- reading the sources ---------------------------------------------------------------------
+
+class Unknown(Exception):
+    """An expression names something the reader does not know (a runtime value): skipped."""
+
+
+TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_]\w*)|(\|\||&&|==|!=|<=|>=|[-+*/%^&|<>?:(),!]))")
+BINARY = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7, "<=": 7,
+          ">=": 7, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
+
+
+def c_divide(a, b, op):
+    """C's integer / and %: the quotient truncated toward zero."""
+    if b == 0:
+        raise Unknown("division by zero")
+    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+    return q if op == "/" else a - q * b
+
+
+def evaluate(expression, names, otherwise=None):
+    """The value of a C++ integer constant expression: literals, names (T:: and sgemm:: dropped),
+    + - * / % ^ & |, comparisons, && || !, ?:, ceil_div(a, b), static_cast<int>(x) and
+    sizeof(float). A name not in `names` is `otherwise` (the preprocessor's 0) or, when that is
+    None, raises Unknown, as does anything else."""
+    text = re.sub(r"\b(?:T|sgemm)::", "", expression)
+    text = re.sub(r"\bsizeof\s*\(\s*(?:float|u?int32_t)\s*\)", "4", text)
+    text = re.sub(r"\bstatic_cast\s*<\s*int\s*>", "", text)
+    tokens, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        match = TOKEN.match(text, pos)
+        if not match or match.end() == pos:
+            raise Unknown(f"cannot read {text[pos:]!r}")
+        number, name, op = match.groups()
+        tokens.append(int(number) if number else name if name else op)
+        pos = match.end()
+    at = [0]
+
+    def peek():
+        return tokens[at[0]] if at[0] < len(tokens) else None
+
+    def take(expected=None):
+        token = peek()
+        if token is None or (expected is not None and token != expected):
+            raise Unknown(f"expected {expected!r} in {expression!r}")
+        at[0] += 1
+        return token
+
+    def primary():
+        token = take()
+        if isinstance(token, int):
+            return token
+        if token == "(":
+            value = ternary()
+            take(")")
+            return value
+        if token == "-":
+            return -primary()
+        if token == "!":
+            return int(not primary())
+        if token == "ceil_div":
+            take("(")
+            a = ternary()
+            take(",")
+            b = ternary()
+            take(")")
+            return c_divide(a + b - 1, b, "/")
+        if isinstance(token, str) and token in names:
+            return names[token]
+        if isinstance(token, str) and token[0].isalpha() and otherwise is not None:
+            return otherwise
+        raise Unknown(f"{token!r} in {expression!r}")
+
+    def binary(level):
+        left = primary()
+        while isinstance(peek(), str) and BINARY.get(peek(), 0) >= level:
+            op = take()
+            right = binary(BINARY[op] + 1)
+            if op in ("/", "%"):
+                left = c_divide(left, right, op)
+            else:
+                left = {"||": lambda a, b: int(bool(a) or bool(b)),
+                        "&&": lambda a, b: int(bool(a) and bool(b)),
+                        "|": int.__or__, "^": int.__xor__, "&": int.__and__,
+                        "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+                        "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
+                        "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b),
+                        "+": int.__add__, "-": int.__sub__, "*": int.__mul__}[op](left, right)
+        return left
+
+    def ternary():
+        condition = binary(1)
+        if peek() != "?":
+            return condition
+        take("?")
+        yes = ternary()
+        take(":")
+        no = ternary()
+        return yes if condition else no
+
+    value = ternary()
+    if peek() is not None:
+        raise Unknown(f"trailing {peek()!r} in {expression!r}")
+    return value
+
+
+def read_source(source):
+    try:
+        return strip_comments(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: cannot read: {error}") from None
+
+
+def preprocess(source):
+    """(the code a default build of `source` compiles, {macro: its text}): comments dropped,
+    #if / #ifdef / #ifndef / #elif / #else / #endif resolved against the #defines met so far
+    (the SGEMM_ switch defaults; a name never defined is 0, as for the preprocessor), directives
+    dropped. Included headers are not read: the chapters' switches are their own."""
+    text = read_source(source).replace("\\\n", " ")
+    defines, out, stack, active = {}, [], [], True
+
+    def holds(condition):
+        condition = re.sub(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))",
+                           lambda m: str(int((m.group(1) or m.group(2)) in defines)), condition)
+        names = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
+        try:
+            return bool(evaluate(condition, names, otherwise=0))
+        except Unknown:
+            raise UsageError(f"{source}: cannot evaluate `#if {condition.strip()}`") from None
+
+    for line in text.splitlines():
+        directive = re.match(r"\s*#\s*(\w+)\s*(.*?)\s*$", line)
+        if not directive:
+            if active:
+                out.append(line)
+            continue
+        name, rest = directive.groups()
+        if name in ("if", "ifdef", "ifndef"):
+            word = rest.split()[0] if rest.split() else ""
+            taken = active and (holds(rest) if name == "if" else
+                                (word in defines) == (name == "ifdef"))
+            stack.append([active, taken])
+            active = taken
+        elif name in ("elif", "else", "endif"):
+            if not stack:
+                raise UsageError(f"{source}: #{name} without #if")
+            parent, taken = stack[-1]
+            if name == "endif":
+                stack.pop()
+                active = parent
+            else:
+                active = parent and not taken and (name == "else" or holds(rest))
+                stack[-1][1] = taken or active
+        elif active and name == "define":
+            macro = re.match(r"(\w+)(\([^)]*\))?\s*(.*)$", rest)
+            if macro and not macro.group(2):
+                defines[macro.group(1)] = macro.group(3).strip()
+        elif active and name == "undef":
+            defines.pop(rest.strip(), None)
+    if stack:
+        raise UsageError(f"{source}: #if without #endif")
+    return "\n".join(out), defines
+
+
+def braced(text, at):
+    """The text inside the braces that open at or after text[at], and where it ends."""
+    start = text.index("{", at)
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1:i], i + 1
+    raise ValueError("unbalanced braces")
+
+
+def read_kernel(source, required):
+    """What a Hopper chapter's figures draw from its source, as a default build compiles it:
+    {"tile": the SGEMM_TILE text, "k": {name: value} of the struct's constants, the other
+    constexprs (int or bool) and the integer macros (the SGEMM_ switch defaults), "arrivals":
+    {mbarrier: arrivals per phase}, "barrier_ops": the mbarrier operations, "wgmma": (m, n, k),
+    "plan": make_fragment_plan's (parameters, statements), "text": the compiled code}. Raises
+    UsageError (one line) when a value in `required` cannot be found, a static_assert of the
+    struct fails for the default tile, or the launcher does not round A before the GEMM (what
+    both chapters' figures draw)."""
+    text, defines = preprocess(source)
+    tile = defines.get("SGEMM_TILE")
+    if tile is None:
+        raise UsageError(f"{source}: no `#define SGEMM_TILE` default")
+    try:
+        values = [int(v) for v in tile.split(",")]
+    except ValueError:
+        raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: {tile}") from None
+    user = re.search(r"\busing\s+MainTile\s*=\s*(\w+)\s*<\s*SGEMM_TILE\s*>", text)
+    if not user:
+        raise UsageError(f"{source}: no `using MainTile = <Struct><SGEMM_TILE>;` says what the "
+                         "SGEMM_TILE values are")
+    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(user.group(1)) +
+                       r"\s*\{(.*?)\n\};", text, flags=re.S)
+    if not struct:
+        raise UsageError(f"{source}: template struct {user.group(1)} not found")
+    params = [p.split()[-1] for p in struct.group(1).split(",")]
+    if len(params) != len(values):
+        raise UsageError(f"{source}: SGEMM_TILE has {len(values)} values but {user.group(1)} "
+                         f"has {len(params)} template parameters")
+    k = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
+    k.update(zip(params, values))
+    body = struct.group(2)
+    for name, expression in re.findall(r"static\s+constexpr\s+int\s+(k\w+)\s*=\s*([^;]+);",
+                                       body):
+        try:
+            k[name] = evaluate(expression, k)
+        except Unknown:
+            pass  # a constant no figure draws and the reader cannot evaluate
+    for condition, message in re.findall(r"static_assert\s*\((.*?),\s*\"([^\"]*)\"\s*\)\s*;",
+                                         body, flags=re.S):
+        try:
+            holds = evaluate(condition, k)
+        except Unknown:
+            continue
+        if not holds:
+            raise UsageError(f"{source}: SGEMM_TILE {tile}: {message}")
+    outside = text[:struct.start()] + text[struct.end():]
+    for name, expression in re.findall(r"(?<!static )\bconstexpr\s+(?:int|bool)\s+(k\w+)\s*="
+                                       r"\s*([^;]+);", outside):
+        try:
+            k.setdefault(name, evaluate(expression, k))
+        except Unknown:
+            pass
+    arrivals = {}
+    for barrier, expression in re.findall(r"mbarrier_init\s*\(\s*&(\w+)\s*\[\s*\w+\s*\]\s*,"
+                                          r"\s*([^;]+?)\)\s*;", text):
+        try:
+            arrivals[barrier] = evaluate(expression, k)
+        except Unknown:
+            raise UsageError(f"{source}: cannot evaluate the arrival count of {barrier}: "
+                             f"{expression.strip()}") from None
+    shape = re.search(r"\bwgmma_m(\d+)n(\d+)k(\d+)_tf32\s*\(", text)
+    plan = re.search(r"\bmake_fragment_plan\s*\(([^)]*)\)\s*\{(.*?)\n\}", text, flags=re.S)
+    missing = [n for n in required if n not in k]
+    if not shape:
+        missing.append("the wgmma it issues (sgemm::wgmma_m<m>n<n>k<k>_tf32)")
+    if not plan:
+        missing.append("make_fragment_plan")
+    if "full" not in arrivals:
+        missing.append("mbarrier_init(&full[s], ...)")
+    if missing:
+        raise UsageError(f"{source}: cannot find {', '.join(missing)}")
+    # A as the launcher hands it to TMA: tma_readable(A, rows, cols, round_tf32, ...).
+    readable = re.search(r"\btma_readable\s*\(\s*A\s*,[^,]+,[^,]+,\s*([^,]+?)\s*,", text)
+    try:
+        rounded = bool(readable) and bool(evaluate(readable.group(1), k))
+    except Unknown:
+        rounded = False
+    if not rounded:
+        raise UsageError(f"{source}: the figures draw A rounded to TF32 by a pass before the "
+                         "GEMM (tma_readable(A, ..., round_tf32 = true, ...)); the default "
+                         "build does not")
+    statements = [s.strip() for s in plan.group(2).split(";") if s.strip()]
+    return {"source": source, "tile": tile, "k": k, "arrivals": arrivals,
+            "barrier_ops": sorted(set(re.findall(r"\bmbarrier_(wait|arrive_expect_tx|arrive)"
+                                                 r"\s*\(\s*&(\w+)", text))),
+            "wgmma": tuple(map(int, shape.groups())),
+            "plan": ([p.split()[-1] for p in plan.group(1).split(",")], statements),
+            "text": text}
+
+
+def lambda_body(kernel, name):
+    """The body of the kernel's `auto <name> = [...](...) {...}` and where it ends."""
+    found = re.search(r"\bauto\s+" + name + r"\s*=\s*\[[^\]]*\]\s*\([^)]*\)", kernel["text"])
+    if not found:
+        raise UsageError(f"{kernel['source']}: no lambda `auto {name} = [&](...) {{...}}`")
+    return braced(kernel["text"], found.end())
+
+
+TMA_FIELDS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kThreads", "kWarpgroups", "kBoxN",
+              "kBoxesB", "kSizeA", "kSizeBoxB", "kStageBytes", "kKSteps", "kRowBlocks")
+WS_FIELDS = ("kBlockM", "kConsumers", "kBlockN", "kBlockK", "kStages", "kThreads", "kBoxN",
+             "kBoxesB", "kSizeA", "kSizeBoxB", "kStageBytes", "kKSteps", "kRowBlocks",
+             "kLaunchRegisters", "kProducerRegisters", "kConsumerRegisters")
+# The mbarrier operations each chapter's figures draw, and no others.
+TMA_OPS = [("arrive_expect_tx", "full"), ("wait", "full")]
+WS_OPS = [("arrive", "empty"), ("arrive_expect_tx", "full"), ("wait", "empty"), ("wait", "full")]
+
+
+def check_ops(kernel, ops):
+    """UsageError unless the kernel initializes exactly the mbarriers `ops` names and makes
+    exactly those operations on them: a barrier the figures do not draw is a design they do
+    not draw."""
+    barriers = sorted({bar for _, bar in ops})
+    if kernel["barrier_ops"] != sorted(ops) or sorted(kernel["arrivals"]) != barriers:
+        have = ", ".join(f"{op} {bar}" for op, bar in kernel["barrier_ops"])
+        raise UsageError(f"{kernel['source']}: the figures draw the mbarriers "
+                         f"{', '.join(barriers)} and the operations "
+                         f"{', '.join(f'{op} {bar}' for op, bar in sorted(ops))}; the default "
+                         f"build inits {', '.join(sorted(kernel['arrivals']))} and has {have}")
+
+
+def tma_kernel(root):
+    """Chapter 11 as its default build compiles it (read_kernel), checked to be what the figures
+    draw: box rows of 128 bytes, full mbarriers only, and a `prepare` that only waits (A comes
+    rounded; no pass over the stage, no fence.proxy.async)."""
+    kernel = read_kernel(root / TMA_SOURCE, TMA_FIELDS)
+    k = kernel["k"]
+    if k["kBlockK"] * 4 != 128 or k["kBoxN"] * 4 != 128:
+        raise UsageError(f"{kernel['source']}: the figures draw box rows of 128 bytes "
+                         "(kBlockK = kBoxN = 32)")
+    check_ops(kernel, TMA_OPS)
+    prepare, _ = lambda_body(kernel, "prepare")
+    if re.search(r"\b(?:round_operand|fence_proxy_async)\s*\(", prepare):
+        raise UsageError(f"{kernel['source']}: `prepare` rounds A in shared memory; the figures "
+                         "draw a prepare that only waits for the tile's bytes")
+    return kernel
+
+
+def ws_kernel(root):
+    """Chapter 12 as its default build compiles it (read_kernel), checked to be what the figures
+    draw: full (one arrival and the bytes) and empty (one arrival per consumer warp) mbarriers,
+    thread 0 alone issuing the copies, and each consumer handing back the stage of tile t - N
+    right after wgmma.wait_group N ("hand_back": N, at most kStages - 1)."""
+    kernel = read_kernel(root / WS_SOURCE, WS_FIELDS)
+    k, source, text = kernel["k"], kernel["source"], kernel["text"]
+    check_ops(kernel, WS_OPS)
+    want = {"full": 1, "empty": 4 * k["kConsumers"]}
+    if kernel["arrivals"] != want:
+        raise UsageError(f"{source}: the figures draw mbarrier arrivals {want} (the producer's "
+                         "thread 0; one per consumer warp), the source inits "
+                         f"{kernel['arrivals']}")
+    if not re.search(r"\bif\s*\(\s*tid\s*!=\s*0\s*\)\s*return\s*;", text):
+        raise UsageError(f"{source}: the figures draw a producer whose thread 0 alone issues "
+                         "(`if (tid != 0) return;`)")
+    step, _ = lambda_body(kernel, "step")
+    back = re.search(r"\bwgmma_wait\s*<\s*(\w+)\s*>\s*\(\s*\)\s*;\s*if\s*\([^;{]*?\)\s*"
+                     r"(?:sgemm::)?mbarrier_arrive\s*\(\s*&empty\s*\[\s*\(\s*tile\s*-\s*(\w+)\s*"
+                     r"\)", step)
+    try:
+        n, d = (evaluate(x, k) for x in back.groups()) if back else (None, None)
+    except Unknown:
+        n = d = None
+    if n is None or n != d or not 0 < n < k["kStages"]:
+        raise UsageError(f"{source}: the figures draw consumers that hand back the stage of "
+                         "tile t - N right after wgmma_wait<N>() (0 < N < kStages), as "
+                         "`wgmma_wait<N>(); if (...) mbarrier_arrive(&empty[(tile - N) % "
+                         "kStages]);`")
+    kernel["hand_back"] = n
+    kernel["split"] = bool(re.search(r"\bsetmaxnreg_dec\s*<\s*(?:T::)?kProducerRegisters\s*>",
+                                     text) and
+                           re.search(r"\bsetmaxnreg_inc\s*<\s*(?:T::)?kConsumerRegisters\s*>",
+                                     text))
+    return kernel
+
+
+# One operation of 11's main loop: thread 0's issue of a tile's copies (or a loop of them from
+# tile 0), the wait for a tile's bytes (prepare), its fragments and wgmma (multiply),
+# wgmma.wait_group, __syncthreads.
+LOOP_OP = re.compile(
+    r"for\s*\(\s*int\s+(?P<var>\w+)\s*=\s*0\s*;\s*(?P=var)\s*<\s*(?P<count>[^;]+?)\s*&&\s*"
+    r"(?P=var)\s*<\s*num_tiles\s*;[^)]*\)\s*issue\s*\(\s*(?P=var)\s*\)"
+    r"|\b(?P<call>issue|prepare|multiply)\s*\(\s*(?P<arg>[^,()]+?)\s*[,)]"
+    r"|\bwgmma_wait\s*<\s*(?P<wait>[^>]+?)\s*>\s*\(\s*\)"
+    r"|\b(?P<barrier>__syncthreads)\s*\(\s*\)")
+
+
+def loop_ops(kernel):
+    """11's main loop as the default build compiles it: (prologue, step), each a list of
+    (operation, argument): ("issue_first", n) issues tiles 0 .. n - 1; ("issue" | "prepare" |
+    "multiply", d) acts on tile + d (the step's tile; 0 in the prologue); ("wait", n) is
+    wgmma.wait_group n; ("barrier", None). Lambda definitions are skipped; a guard `tile + d <
+    num_tiles` is implied (the schedule skips tiles past the last)."""
+    text, k = kernel["text"], kernel["k"]
+    step = re.search(r"\bauto\s+step\s*=\s*\[[^\]]*\]\s*\([^)]*\)", text)
+    start = re.search(r"\bfloat\s+acc\s*\[", text)
+    if not step or not start or start.start() > step.start():
+        raise UsageError(f"{kernel['source']}: no `float acc[...]` followed by `auto step = "
+                         "[&](int tile, ...) {...}` (the main loop the figure draws)")
+    body, _ = braced(text, step.end())
+    before = text[start.start():step.start()]
+    while True:  # drop the lambdas defined before step: their bodies run where they are called
+        lam = re.search(r"\bauto\s+\w+\s*=\s*\[[^\]]*\]\s*\([^)]*\)\s*\{", before)
+        if not lam:
+            break
+        _, end = braced(before, lam.end() - 1)
+        before = before[:lam.start()] + before[end:]
+
+    def ops(part):
+        out = []
+        for m in LOOP_OP.finditer(part):
+            try:
+                if m.group("count"):
+                    out.append(("issue_first", evaluate(m.group("count"), k)))
+                elif m.group("call"):
+                    out.append((m.group("call"), evaluate(m.group("arg"), dict(k, tile=0))))
+                elif m.group("wait"):
+                    out.append(("wait", evaluate(m.group("wait"), k)))
+                else:
+                    out.append(("barrier", None))
+            except Unknown as error:
+                raise UsageError(f"{kernel['source']}: cannot read `{m.group(0)}` of the main "
+                                 f"loop ({error})") from None
+        return out
+
+    prologue = ops(before)
+    firsts = [i for i, (op, _) in enumerate(prologue) if op == "issue_first"]
+    if not firsts:
+        raise UsageError(f"{kernel['source']}: no prologue `for (int s = 0; s < N && s < "
+                         "num_tiles; ++s) issue(s);` before the main loop")
+    return prologue[firsts[0]:], ops(body)
+
+
+def fragment_plan(kernel, group, warp, g, t):
+    """{lo, hi, col} of lane (g, t) of warp `warp` in (consumer) warpgroup `group`: the source's
+    make_fragment_plan, statement by statement. lo and hi are float offsets into the stage's B
+    (its boxes, one after another); col is the column of C (in the block) of the lane's pair."""
+    params, statements = kernel["plan"]
+    names = dict(kernel["k"], **dict(zip(params, (group, warp, g, t))))
+    plan = {}
+    for statement in statements:
+        local = re.fullmatch(r"(?:const\s+)?int\s+(\w+)\s*=\s*(.+)", statement, flags=re.S)
+        field = re.fullmatch(r"plan\.(\w+)\s*=\s*(.+)", statement, flags=re.S)
+        try:
+            if local:
+                names[local.group(1)] = evaluate(local.group(2), names)
+            elif field:
+                plan[field.group(1)] = evaluate(field.group(2), names)
+            elif not re.fullmatch(r"FragmentPlan\s+plan|return\s+plan", statement):
+                raise Unknown(statement)
+        except Unknown as error:
+            raise UsageError(f"{kernel['source']}: make_fragment_plan: cannot run "
+                             f"`{statement}` ({error})") from None
+    if set(plan) != {"lo", "hi", "col"}:
+        raise UsageError(f"{kernel['source']}: make_fragment_plan sets {sorted(plan)}, not "
+                         "lo, hi and col")
+    return plan
+
+
+def plan_statement(kernel, name):
+    """The text of make_fragment_plan's `const int <name> = ...` (drawn into the figure)."""
+    for statement in kernel["plan"][1]:
+        match = re.fullmatch(r"(?:const\s+)?int\s+" + name + r"\s*=\s*(.+)", statement, re.S)
+        if match:
+            return f"{name} = " + " ".join(match.group(1).split())
+    raise UsageError(f"{kernel['source']}: make_fragment_plan has no `const int {name}`")
+
+
+def word_of(kernel, offset):
+    """Where float `offset` of a stage's B lies: (box, row, bank, column of C in the block). The
+    stage starts on 1024 bytes and sA is a whole number of 128-byte rows, so the bank is the
+    float's place in its 128-byte box row; its column undoes the swizzle (p = c ^ (row % 8))."""
+    k = kernel["k"]
+    box, within = divmod(offset, k["kSizeBoxB"])
+    row, word = divmod(within, k["kBoxN"])
+    bank = (k["kSizeA"] + offset) % BANKS
+    chunk = swizzled(row, word // 4)
+    return box, row, bank, k["kBoxN"] * box + 4 * chunk + word % 4
+
+
+def swizzled(row, chunk):
+    """The 128-byte swizzle: 16-byte chunk `chunk` of box row `row` lands at this position (and,
+    the pattern being its own inverse, position `chunk` holds this chunk)."""
+    return chunk ^ (row % 8)
+
+
+def warp_loads(kernel, group, warp, k_step=0, plan=None):
+    """[(lane, load, row, bank, column)] of the 8-byte B^T loads of one warp in one k-step
+    (load 0 = lo, at k t; 1 = hi, at k t + 4): each lane reads 2 floats, so 2 banks. `plan`
+    replaces make_fragment_plan (the figure's counterexample)."""
+    k = kernel["k"]
+    out = []
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        p = (plan or fragment_plan)(kernel, group, warp, g, t)
+        for load, key in enumerate(("lo", "hi")):
+            for e in range(2):
+                box, row, bank, col = word_of(kernel, p[key] + 8 * k_step * k["kBoxN"] + e)
+                out.append((lane, load, row, bank, col))
+    return out
+
+
+def half_warp_banks(loads, load, half):
+    """Words per bank of one half-warp's 8-byte load: an LDS.64 of a warp is served a half-warp
+    at a time, so 16 lanes x 8 bytes = 128 bytes, one word per bank when conflict-free."""
+    hits = [0] * BANKS
+    for lane, which, _, bank, _ in loads:
+        if which == load and lane // 16 == half:
+            hits[bank] += 1
+    return hits
+
+
+def in_order_plan(kernel, group, warp, g, t):
+    """The counterexample of tma.png: the warp's 16 columns in order (chunks q = h + 4 (warp % 2)
+    of box 2 group + warp / 2), loaded without regard to the swizzle's rows."""
+    k = kernel["k"]
+    h = g // 2
+    q = h + 4 * (warp % 2)
+    box = 2 * group + warp // 2
+    base = box * k["kSizeBoxB"] + 2 * (g % 2)
+    return {"lo": base + t * k["kBoxN"] + 4 * swizzled(t, q),
+            "hi": base + (t + 4) * k["kBoxN"] + 4 * swizzled(t + 4, q),
+            "col": k["kBoxN"] * box + 4 * q + 2 * (g % 2)}
+
+
+def header_modes(root):
+    """(swizzle, out-of-bounds fill) of common/tma.h's tensor maps: the figures draw the 128-byte
+    swizzle and zeros past the matrix, so anything else is a usage error."""
+    text = read_source(root / TMA_HEADER)
+    swizzle = re.search(r"\bCU_TENSOR_MAP_SWIZZLE_(\w+)", text)
+    fill = re.search(r"\bCU_TENSOR_MAP_FLOAT_OOB_FILL_(\w+)", text)
+    if not swizzle or swizzle.group(1) != "128B":
+        raise UsageError(f"{root / TMA_HEADER}: the figures draw CU_TENSOR_MAP_SWIZZLE_128B, the "
+                         f"header asks for {swizzle.group(0) if swizzle else 'no swizzle'}")
+    if not fill or fill.group(1) != "NONE":
+        raise UsageError(f"{root / TMA_HEADER}: the figures draw zeros past the matrix "
+                         "(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), the header asks for "
+                         f"{fill.group(0) if fill else 'nothing'}")
+    return swizzle.group(1), fill.group(1)
+
+
+# ---- what each figure is drawn from ----------------------------------------------------------
+
+def digest(data):
+    """16 hex digits of SHA-256: enough to tell two contents apart, short enough to read."""
+    return hashlib.sha256(repr(data).encode()).hexdigest()[:16]
+
+
+def fields_text(kernel, names):
+    return ", ".join(f"{n} = {kernel['k'][n]}" for n in names if n in kernel["k"])
+
+
+def ops_text(ops):
+    """loop_ops' operations as one short line: issue(+2) wait<1> ..."""
+    return " ".join(f"{op}<{arg}>" if op == "wait" else op if arg is None else
+                    f"{op}({arg})" if op == "issue_first" else f"{op}(+{arg})"
+                    for op, arg in ops)
+
+
+def signatures(root):
+    """{(chapter, figure): the line stamped into it}: what each figure is drawn from in root."""
+    tma, ws = tma_kernel(root), ws_kernel(root)
+    modes = header_modes(root)
+    plans = [fragment_plan(tma, wg, w, lane // 4, lane % 4)
+             for wg in range(tma["k"]["kWarpgroups"]) for w in range(4) for lane in range(32)]
+    prologue, step = loop_ops(tma)
+    ws_text = (f"12_warp_specialization: {fields_text(ws, WS_FIELDS)}; arrivals "
+               f"{ws['arrivals']}; hand back after wgmma_wait<{ws['hand_back']}>; setmaxnreg "
+               f"{ws['split']}; A rounded before the GEMM")
+    return {
+        FIGURES[0]: (f"11_tma: {fields_text(tma, TMA_FIELDS)}; swizzle {modes[0]}, "
+                     f"out-of-bounds fill {modes[1]}; fragment plan sha256 {digest(plans)}; edge "
+                     f"example {EDGE_EXAMPLE}; A rounded before the GEMM"),
+        FIGURES[1]: (f"11_tma: {fields_text(tma, TMA_FIELDS)}; full arrivals "
+                     f"{tma['arrivals']['full']}; prologue {ops_text(prologue)}; step "
+                     f"{ops_text(step)}; schematic durations sha256 "
+                     f"{digest(sorted(TMA_DURATIONS.items()))}"),
+        FIGURES[2]: ws_text,
+        FIGURES[3]: (f"{ws_text}; schematic durations sha256 "
+                     f"{digest(sorted(WS_DURATIONS.items()))}"),
+    }
+
+
+FIGURES = (("11_tma", "tma.png"), ("11_tma", "mbarrier.png"),
+           ("12_warp_specialization", "roles.png"), ("12_warp_specialization", "pipeline.png"))
+
+
+def out_of_date(root):
+    """One line for each figure under root/<chapter>/figures/ whose stamp is not what root's
+    sources say now (a source changed without a redraw, or a figure never stamped)."""
+    stale = []
+    for (chapter, name), want in signatures(root).items():
+        png = root / chapter / "figures" / name
+        if not png.is_file() or stamped(png) != want:
+            stale.append(f"{chapter}/figures/{name} is out of date: run python3 {SCRIPT}")
+    return stale
+
+
+# ---- the schedules the timelines draw ----------------------------------------------------------
+
+# Durations of mbarrier.png and 12's pipeline.png, in arbitrary units: schematic, chosen to be
+# legible, not measured (each chapter's README gives the measured effect of each part). Only the
+# order, the waits and the overlap are the kernels'.
+TMA_DURATIONS = {
+    "pass": 3.6,         # the pass over A before the GEMM (drawn before the kernel starts)
+    "issue": 0.5,        # thread 0: arrive.expect_tx and the stage's copies
+    "latency": 5.5,      # from the issue until the last byte has landed
+    "barrier": 0.4,      # __syncthreads
+    "fragments": 1.6,    # B^T fragment loads and their rounding, the descriptors
+    "wgmma_issue": 0.8,  # wgmma.fence, kKSteps x kRowBlocks wgmma, commit_group
+    "group": 3.2,        # the tensor cores on one committed group (one K tile)
+}
+WS_DURATIONS = {
+    "issue": 0.4,        # thread 0: arrive.expect_tx and the stage's copies
+    "latency": 6.0,      # from the issue until the copies' last byte has landed
+    "fragments": 1.0,    # a consumer's B^T fragment loads and descriptors
+    "wgmma_issue": 0.5,  # wgmma.fence, kKSteps x kRowBlocks wgmma, commit_group
+    "group": 2.0,        # the tensor cores on one consumer's group (one K tile, 64 columns)
+}
+EDGE_EXAMPLE = {"K": 40, "N": 120}  # tma.png's inset: the last K tile of a matrix this size
+
+
+def tma_schedule(prologue, step, stages, tiles, d=None):
+    """11's main loop (loop_ops: the prologue, then step for every tile) played out with the
+    schematic durations d, every thread in step (one timeline), the tensor cores running the
+    committed groups in order. Raises UsageError where the operations' order would break the
+    kernel, whatever the durations: a tile waited for before its copies are issued, multiplied
+    before its bytes are waited for, or a stage refilled before a __syncthreads has followed the
+    wgmma.wait_group that retired the last group reading it.
+    Returns {"copies": {tile: (stage, issued, landed)}, "phases": [(kind, tile, start, end)] in
+    order, kind one of issue, wait (for the stage's full mbarrier), wgmma_wait, barrier,
+    fragments, wgmma_issue; "groups": {tile: (start, end)}, "ahead": how far issue runs ahead of
+    the step's tile, "in_flight": the step's wgmma.wait_group, "end"}."""
+    d = dict(TMA_DURATIONS, **(d or {}))
+    copies, groups, phases = {}, {}, []
+    waited, retired, safe = set(), set(), set()
+    state = {"now": 0.0}
+
+    def phase(kind, tile, length=None, until=None):
+        start = state["now"]
+        end = start + length if length is not None else max(start, until)
+        phases.append((kind, tile, start, end))
+        state["now"] = end
+
+    def issue(tile):
+        if tile >= tiles:
+            return
+        previous = tile - stages
+        if tile in copies:
+            raise UsageError(f"11's main loop issues the copies of tile {tile} twice")
+        if previous >= 0 and previous not in safe:
+            raise UsageError(f"11's main loop refills stage {tile % stages} with tile {tile} "
+                             f"before a __syncthreads follows the retirement of tile "
+                             f"{previous}'s wgmma")
+        copies[tile] = (tile % stages, state["now"], state["now"] + d["issue"] + d["latency"])
+        phase("issue", tile, d["issue"])
+
+    def run(op, arg, tile):
+        target = tile + (arg or 0)
+        if op == "issue_first":
+            for t in range(min(arg, tiles)):
+                issue(t)
+        elif op == "issue":
+            issue(target)
+        elif op == "prepare" and target < tiles:
+            if target not in copies:
+                raise UsageError(f"11's main loop waits for tile {target} before issuing it")
+            phase("wait", target, until=copies[target][2])
+            waited.add(target)
+        elif op == "multiply" and target < tiles:
+            if target not in waited:
+                raise UsageError(f"11's main loop multiplies tile {target} before waiting for "
+                                 "its bytes")
+            phase("fragments", target, d["fragments"])
+            phase("wgmma_issue", target, d["wgmma_issue"])
+            last = max(groups.values(), key=lambda g: g[1], default=(0.0, 0.0))[1]
+            start = max(state["now"], last)
+            groups[target] = (start, start + d["group"])
+        elif op == "wait":
+            committed = sorted(groups)
+            done = committed[:len(committed) - arg] if arg else committed
+            phase("wgmma_wait", tile, until=max([state["now"]] + [groups[t][1] for t in done]))
+            retired.update(done)
+        elif op == "barrier":
+            phase("barrier", tile, d["barrier"])
+            safe.update(retired)
+
+    for op, arg in prologue:
+        run(op, arg, 0)
+    for tile in range(tiles):
+        for op, arg in step:
+            run(op, arg, tile)
+    missing = [t for t in range(tiles) if t not in groups]
+    if missing:
+        raise UsageError(f"11's main loop never multiplies tile {missing[0]}")
+    ahead = [arg for op, arg in step if op == "issue"]
+    waits = [arg for op, arg in step if op == "wait"]
+    return {"copies": copies, "phases": phases, "groups": groups,
+            "ahead": ahead[0] if ahead else 0, "in_flight": min(waits) if waits else 0,
+            "end": max(state["now"], max(g[1] for g in groups.values()))}
+
+
+def ws_schedule(stages, consumers, tiles, hand_back=1, d=None):
+    """12's roles played out with the schematic durations d, each on its own, meeting only at the
+    mbarriers as the kernel's do:
+    - the producer's thread 0 waits on empty[stage] for tiles >= stages, then issues the stage's
+      copies; full completes when their bytes have landed;
+    - each consumer waits on full, loads fragments, issues its group, waits until at most
+      `hand_back` groups of its own are in flight (wgmma.wait_group) and arrives on the empty
+      mbarrier of tile t - hand_back, whose group has now retired; empty completes with the last
+      consumer's arrival (the last `hand_back` tiles are never handed back);
+    - the tensor cores run the groups one after another, in the order they were issued.
+    Returns {"producer": [{phase: (start, end)}], "consumers": [[{phase: (start, end)}]],
+    "landed": {tile: full completes}, "arrived": {(consumer, tile): its warps arrive on empty},
+    "empty": {tile: empty completes}, "groups": {(consumer, tile): (start, end)}, "end"}."""
+    d = dict(WS_DURATIONS, **(d or {}))
+    producer, steps = [], [[] for _ in range(consumers)]
+    landed, arrived, empty, groups = {}, {}, {}, {}
+    p_now = core_free = 0.0
+    c_now = [0.0] * consumers
+    for tile in range(tiles):
+        phases = {}
+        if tile >= stages:
+            phases["wait"] = (p_now, max(p_now, empty[tile - stages]))
+            p_now = phases["wait"][1]
+        phases["issue"] = (p_now, p_now + d["issue"])
+        p_now += d["issue"]
+        landed[tile] = p_now + d["latency"]
+        producer.append(phases)
+        now_steps = []
+        for c in range(consumers):
+            wait = (c_now[c], max(c_now[c], landed[tile]))
+            fragments = (wait[1], wait[1] + d["fragments"])
+            issue = (fragments[1], fragments[1] + d["wgmma_issue"])
+            now_steps.append({"wait": wait, "fragments": fragments, "wgmma_issue": issue})
+            c_now[c] = issue[1]
+        for c in sorted(range(consumers), key=lambda c: (c_now[c], c)):
+            start = max(c_now[c], core_free)
+            groups[(c, tile)] = (start, start + d["group"])
+            core_free = start + d["group"]
+        for c in range(consumers):
+            retired = groups.get((c, tile - hand_back))
+            phases = now_steps[c]
+            phases["wgmma_wait"] = (c_now[c], max(c_now[c], retired[1] if retired else 0.0))
+            c_now[c] = phases["wgmma_wait"][1]
+            if retired:
+                arrived[(c, tile - hand_back)] = c_now[c]
+            steps[c].append(phases)
+        if tile >= hand_back:
+            empty[tile - hand_back] = max(arrived[(c, tile - hand_back)]
+                                          for c in range(consumers))
+    end = max(max(c_now), max(g[1] for g in groups.values()))
+    return {"producer": producer, "consumers": steps, "landed": landed, "arrived": arrived,
+            "empty": empty, "groups": groups, "end": end}
+
+
+# ---- drawing helpers ---------------------------------------------------------------------------
+
+GREY = "#57606a"
+LIGHT = "#eaeef2"
+# Okabe-Ito, colour-blind safe (plot.py's palette), and one grey: 8 colours for 8 chunks.
+CHUNK_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+                 "#999999"]
+# The phases of the timelines, one colour each across the two chapters.
+PHASE_COLOURS = {"wait": "#d0d7de", "wgmma_wait": "#cf222e", "barrier": "#1f2328",
+                 "issue": "#0072B2", "fragments": "#009E73", "wgmma_issue": "#CC79A7",
+                 "pass": "#E69F00"}
+
+def save_png(plt, fig, out, note):
+    """A 256-colour PNG (a third of matplotlib's RGBA for a flat diagram), with the line that says
+    what the figure was drawn from at the bottom left."""
+    import io
+    from PIL import Image
+    fig.text(0.01, 0.008, note + f", drawn by {SCRIPT}", fontsize=7, color=GREY)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
+    plt.close(fig)
+    buffer.seek(0)
+    Image.open(buffer).convert("RGB").quantize(256).save(out, optimize=True)
+
+class Timeline:
+    """Bars on one axis of a timeline; a bar's label is the first of its labels that fits."""
+
+    def __init__(self, fig, ax, start, end, fontsize=7.5):
+        ax.set_xlim(start, end)
+        width = fig.get_figwidth() * ax.get_position().width
+        self.ax, self.fontsize, self.per_inch = ax, fontsize, (end - start) / width
+
+    def fits(self, label, x0, x1):
+        # A character of DejaVu Sans is about 0.6 em wide: 0.0075 inch per point of size.
+        return (len(label) + 1) * 0.0075 * self.fontsize * self.per_inch < x1 - x0
+
+    def bar(self, row, x0, x1, labels=(), low=0.18, high=0.82, **style):
+        """A bar with the first of `labels` that fits ("" fits anywhere: no label)."""
+        from matplotlib.patches import Rectangle
+        if x1 <= x0:
+            return
+        self.ax.add_patch(Rectangle((x0, row + low), x1 - x0, high - low, **style))
+        label = next((label for label in labels if self.fits(label, x0, x1)), "")
+        if label:
+            self.ax.text((x0 + x1) / 2, row + (low + high) / 2, label, ha="center", va="center",
+                         fontsize=self.fontsize,
+                         bbox=dict(facecolor="white", edgecolor="none", pad=0.3, alpha=0.8))
+
+
+# ---- 11_tma/figures/tma.png --------------------------------------------------------------------
+
+def draw_tma(plt, kernel, out):
+    """One stage's copies: the boxes the tensor maps describe, the swizzle the copy engine writes,
+    the chunks one warp's B^T loads read, zeros past the matrix."""
+    from matplotlib.patches import Rectangle
+    k = kernel["k"]
+    bm, bn, bk, box_n, boxes = k["kBlockM"], k["kBlockN"], k["kBlockK"], k["kBoxN"], k["kBoxesB"]
+    stage_bytes = k["kStageBytes"]
+    fig = plt.figure(figsize=(14, 12.6))
+    grid = fig.add_gridspec(3, 3, height_ratios=[1.25, 1.05, 0.62], width_ratios=[1.25, 1, 1],
+                            hspace=0.5, wspace=0.3, left=0.07, right=0.98, top=0.9,
+                            bottom=0.055)
+
+    # (1) The boxes, to scale in elements, and the stage they fill.
+    ax = fig.add_subplot(grid[0, :2])
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.add_patch(Rectangle((0, 0), bk, bm, facecolor="#0969da", alpha=0.25, edgecolor="black"))
+    for r in range(0, bm, 8):
+        ax.plot([0, bk], [r, r], color="white", lw=0.3)
+    ax.text(bk / 2, -6, f"A box\n{bm} x {bk}", ha="center", va="bottom", fontsize=9)
+    ax.text(bk + 6, bm / 2, f"rows block_row ..\nblock_row + {bm - 1}\nof A, k0 .. k0 + {bk - 1}"
+            f"\n\n{bm} rows x 128 B\n= {bm * bk * 4 // 1024} KiB\n\ntma_load_2d(sA,\n  map_a,"
+            "\n  block_row, k0)", va="center", fontsize=8.5)
+    x_b = bk + 114
+    for j in range(boxes):
+        x = x_b + j * (box_n + 4)
+        ax.add_patch(Rectangle((x, 0), box_n, bk, facecolor=CHUNK_COLOURS[j], alpha=0.45,
+                               edgecolor="black"))
+        ax.text(x + box_n / 2, bk / 2, f"box {j}\nn {box_n * j}-\n{box_n * (j + 1) - 1}",
+                ha="center", va="center", fontsize=7.5)
+    ax.text(x_b, -6, f"B: kBoxesB = {boxes} boxes of {bk} k x {box_n} columns\n(under the "
+            "128-byte swizzle a box row is at most 128 B)", va="bottom", fontsize=9)
+    ax.text(x_b, bk + 6, f"k0 .. k0 + {bk - 1} of B, {boxes} x {bk} rows x 128 B = "
+            f"{boxes * bk * box_n * 4 // 1024} KiB;\nbox j: tma_load_2d(sB + j x "
+            f"{bk * box_n}, map_b, k0, block_col + {box_n} j)", va="top", fontsize=8.5)
+    # The stage in shared memory, in bytes (scaled to the width of B's drawing).
+    y, width = 130, 300
+    scale = width / stage_bytes
+    parts = [("sA", bm * bk * 4)] + [(f"B{j}", bk * box_n * 4) for j in range(boxes)]
+    x = x_b
+    for j, (name, size) in enumerate(parts):
+        colour = "#0969da" if j == 0 else CHUNK_COLOURS[j - 1]
+        ax.add_patch(Rectangle((x, y), size * scale, 24, facecolor=colour, alpha=0.35 if j == 0
+                               else 0.45, edgecolor="black"))
+        ax.text(x + size * scale / 2, y + 12, f"{name}: {size // 1024} KiB" if j == 0 else name,
+                ha="center", va="center", fontsize=8)
+        x += size * scale
+    ax.text(x_b, y - 6, "One stage in shared memory, 1024-byte aligned (where the swizzle\n"
+            "pattern starts); the next stage follows:", va="bottom", fontsize=9)
+    ax.text(x_b, y + 32, f"{stage_bytes} B = kStageBytes. Thread 0 issues\n"
+            f"mbarrier.arrive.expect_tx(full[stage], {stage_bytes}), then the {1 + boxes} "
+            "copies;\neach counts its bytes on full[stage] as they land (complete_tx).",
+            va="top", fontsize=8.5)
+    ax.text(x_b, y + 82, "A arrives already rounded to TF32: before the GEMM, a pass over A\n"
+            "(tma_readable: copy_to_tma_rows<true>) writes the copy map_a reads,\nso no "
+            "thread writes a stage: no rounding pass in shared memory, no\n"
+            "fence.proxy.async. B is rounded in registers as its fragments load.", va="top",
+            fontsize=8.5, bbox=dict(facecolor=LIGHT, edgecolor=GREY, boxstyle="round,pad=0.4"))
+    ax.set_xlim(-4, x_b + width + 4)
+    ax.set_ylim(bm + 4, -34)
+    ax.set_anchor("W")
+    ax.set_title(f"(1) What one stage's copies bring: the tensor maps' boxes (to scale),\n"
+                 f"{1 + boxes} cp.async.bulk.tensor issued by one thread", fontsize=10,
+                 loc="left")
+
+    # (2) The swizzle, as the copy engine writes every 128-byte box row.
+    ax = fig.add_subplot(grid[0, 2])
+    for r in range(8):
+        for p in range(8):
+            c = swizzled(r, p)  # position p holds chunk p ^ r: the pattern is its own inverse
+            ax.add_patch(Rectangle((p, r), 1, 1, facecolor=CHUNK_COLOURS[c], alpha=0.75,
+                                   edgecolor="white", lw=1.2))
+            ax.text(p + 0.5, r + 0.5, f"c{c}", ha="center", va="center", fontsize=8)
+    ax.set_xlim(0, 8)
+    ax.set_ylim(8, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks([p + 0.5 for p in range(8)], [f"{p}\n{4 * p}-{4 * p + 3}" for p in range(8)],
+                  fontsize=7)
+    ax.set_yticks([r + 0.5 for r in range(8)], [str(r) for r in range(8)], fontsize=7.5)
+    ax.tick_params(length=0)
+    ax.set_xlabel("position p in the 128-byte row, its banks", fontsize=8.5)
+    ax.set_ylabel("box row r (mod 8)", fontsize=8.5)
+    ax.set_title("(2) The 128-byte swizzle (A's box and B's):\n16-byte chunk c of row r lands "
+                 "at p = c ^ (r % 8);\nchunk c holds k (A) or n (B) 4c .. 4c + 3", fontsize=10,
+                 loc="left")
+
+    # (3) One warp's B^T fragment loads in its box, k-step 0: box rows 0-7 against the banks.
+    group, warp = 0, 0
+    loads = warp_loads(kernel, group, warp)
+    other = warp_loads(kernel, group, warp + 1)
+    box = fragment_plan(kernel, group, warp, 0, 0)["lo"] // k["kSizeBoxB"]
+    ax = fig.add_subplot(grid[1, :])
+    cmap = [plt.get_cmap("Blues"), plt.get_cmap("Oranges")]
+    for lane, load, row, bank, col in other:
+        ax.add_patch(Rectangle((bank, row), 1, 1, facecolor=LIGHT, edgecolor="white", lw=0.8))
+        ax.text(bank + 0.5, row + 0.5, f"w{warp + 1}\nn{col - box_n * box}", ha="center",
+                va="center", fontsize=6.5, color=GREY)
+    for lane, load, row, bank, col in loads:
+        shade = cmap[lane // 16](0.3 + 0.45 * ((lane % 16) // 4) / 3)
+        ax.add_patch(Rectangle((bank, row), 1, 1, facecolor=shade, edgecolor="white", lw=0.8))
+        ax.text(bank + 0.5, row + 0.5, f"{lane}\nn{col - box_n * box}", ha="center",
+                va="center", fontsize=6.5)
+    for p in range(1, 8):
+        ax.axvline(4 * p, color="black", lw=1.2)
+    ax.axhline(4, color="black", lw=1.2)
+    ax.set_xlim(0, BANKS)
+    ax.set_ylim(8, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks([b + 0.5 for b in range(BANKS)], [str(b) for b in range(BANKS)], fontsize=7)
+    ax.set_yticks([r + 0.5 for r in range(8)],
+                  [f"k {r}: {'lo' if r < 4 else 'hi'}, t = {r % 4}" for r in range(8)],
+                  fontsize=7.5)
+    ax.tick_params(length=0)
+    ax.set_xlabel("bank = float of the 128-byte box row (thick lines: 16-byte chunk positions)",
+                  fontsize=8.5)
+    ax.set_title(f"(3) Warp {warp} of warpgroup {group}, k-step 0: the floats its B^T fragment "
+                 f"loads (LDS.64) read in box {box} (cells: lane, column n of the box; "
+                 f"grey: warp {warp + 1}, the same box).\nmake_fragment_plan: "
+                 f"{plan_statement(kernel, 'h')}, {plan_statement(kernel, 'q')}, "
+                 f"{plan_statement(kernel, 'box')}.\nLane (g, t) reads n = 4q + 2 (g % 2) and "
+                 "n + 1 in rows t (lo) and t + 4 (hi), where chunk q lies at q ^ t. Blue: lanes "
+                 "0-15, orange: lanes 16-31;\neach half-warp's load (16 lanes x 8 bytes) finds "
+                 "its 32 floats in 32 different banks.", fontsize=10, loc="left")
+
+    # (4) Banks of half-warp 0's first load: the plan against the same columns in order.
+    for col, (plan, name) in enumerate(((None, "the kernel's plan"),
+                                        (in_order_plan, "the same 16 columns in order,\n"
+                                         "chunks q = h + 4 (w % 2)"))):
+        ax = fig.add_subplot(grid[2, col])
+        hits = half_warp_banks(warp_loads(kernel, group, warp, plan=plan), 0, 0)
+        ways = max(hits)
+        ax.bar(range(BANKS), hits, color=["#2da44e" if h == 1 else "#cf222e" if h else LIGHT
+                                          for h in hits])
+        ax.set_ylim(0, 2.6)
+        ax.set_yticks([0, 1, 2])
+        ax.set_xticks(range(0, BANKS, 4))
+        ax.tick_params(labelsize=7.5)
+        ax.set_xlabel("bank", fontsize=8.5)
+        ax.set_ylabel("words", fontsize=8.5)
+        verdict = ("all 32 banks once:\nconflict-free" if ways == 1 else
+                   f"{sum(1 for h in hits if h)} banks, {ways} words each:\n{ways}-way "
+                   "conflict")
+        ax.set_title(f"(4{'ab'[col]}) Lanes 0-15, load lo, {name}:\n{verdict}", fontsize=10,
+                     loc="left")
+
+    # (5) An edge tile: the copy engine writes zeros past the matrix.
+    ax = fig.add_subplot(grid[2, 2])
+    kk, nn = EDGE_EXAMPLE["K"], EDGE_EXAMPLE["N"]
+    k0 = (kk - 1) // bk * bk
+    j = min(boxes - 1, (nn - 1) % bn // box_n)
+    n0 = j * box_n
+    for r in range(bk):
+        for c in range(box_n):
+            inside = k0 + r < kk and n0 + c < nn
+            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=CHUNK_COLOURS[j] if inside else
+                                   "white", alpha=0.45 if inside else 1, edgecolor="none",
+                                   hatch=None if inside else "////"))
+    ax.add_patch(Rectangle((0, 0), box_n, bk, fill=False, edgecolor="black"))
+    ax.set_xlim(0, box_n)
+    ax.set_ylim(bk, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks([0, nn - n0, box_n], [str(n0), str(nn), str(n0 + box_n)], fontsize=7.5)
+    ax.set_yticks([0, kk - k0, bk], [str(k0), str(kk), str(k0 + bk)], fontsize=7.5)
+    ax.set_xlabel("column n of B", fontsize=8.5)
+    ax.set_ylabel("k", fontsize=8.5)
+    ax.set_anchor("W")
+    ax.set_title(f"(5) Past the matrix, e.g. K = {kk}, N = {nn}:\nbox {j} of the last K "
+                 "tile. Hatched:\nk >= K or n >= N, written as zeros,\ncounted in the bytes "
+                 "like the rest", fontsize=10, loc="left")
+
+    fig.suptitle(f"11_tma, SGEMM_TILE {kernel['tile']}: the copy engine brings each stage as "
+                 "swizzled boxes,\nand a warp's register operand is read from them with "
+                 "every bank once per half-warp", fontsize=11.5, x=0.01, ha="left",
+                 fontweight="bold")
+    save_png(plt, fig, out, "11_tma default SGEMM_TILE, make_fragment_plan and common/tma.h's "
+             "tensor maps")
+
+
+# ---- 11_tma/figures/mbarrier.png ---------------------------------------------------------------
+
+PARITY_COLOURS = ("#ddf4ff", "#fff1c2")  # a full mbarrier's phase in progress: parity 0, 1
+
+
+def draw_mbarrier(plt, kernel, out):
+    """The stages and their full mbarriers over time, the threads' steps, the tensor cores; the
+    pass over A before the GEMM at the start."""
+    from matplotlib.patches import FancyBboxPatch, Patch, Polygon
+    from plot import COLOURS
+    k = kernel["k"]
+    stages, boxes, stage_bytes = k["kStages"], k["kBoxesB"], k["kStageBytes"]
+    prologue, step = loop_ops(kernel)
+    tiles = 2 * stages + 2  # every stage's full mbarrier completes phases of parity 0, 1, 0
+    plan = tma_schedule(prologue, step, stages, tiles)
+    copies, groups, phases = plan["copies"], plan["groups"], plan["phases"]
+    ahead, in_flight = plan["ahead"], plan["in_flight"]
+    before = TMA_DURATIONS["pass"]
+    height = 5.4 + 0.75 * stages
+    fig, (ax, ax_t) = plt.subplots(2, 1, figsize=(16, height), sharex=True,
+                                   gridspec_kw=dict(height_ratios=[stages, 2.1]))
+    fig.subplots_adjust(left=0.075, right=0.99, top=1 - 0.55 / height, bottom=2.05 / height,
+                        hspace=0.1)
+    top = Timeline(fig, ax, -before - 0.5, plan["end"] + 0.3)
+    low = Timeline(fig, ax_t, -before - 0.5, plan["end"] + 0.3)
+
+    # (0) Before the kernel: the pass over A that rounds it, a kernel of its own.
+    ax.add_patch(FancyBboxPatch((-before - 0.3, 0.12), before - 0.1, stages - 0.24,
+                                boxstyle="round,pad=0.05", facecolor=PHASE_COLOURS["pass"],
+                                alpha=0.35, edgecolor="#1f2328"))
+    ax.text(-before / 2 - 0.25, stages / 2, "before the\nGEMM, a\npass over A\nrounds it\n"
+            "to TF32:\ncopy_to_\ntma_rows\n<true>", ha="center", va="center", fontsize=8)
+    for axis in (ax, ax_t):
+        axis.axvline(0, color="#1f2328", lw=1.2)
+    ax_t.text(0.1, 1.93, "the GEMM kernel starts", fontsize=7.5, va="bottom")
+
+    # (1) Each stage: its full mbarrier's phases (band), the copies in flight with their bytes
+    # landing, the reads (fragments and wgmma) until the group that reads it is done.
+    waits = {t: (s0, s1) for kind, t, s0, s1 in phases if kind == "wait"}
+    for s in range(stages):
+        start = 0.0
+        for n, t in enumerate(range(s, tiles, stages)):
+            landed = copies[t][2]
+            top.bar(s, start, landed, [f"full[{s}]: phase {n} (parity {n % 2})",
+                                       f"phase {n}, parity {n % 2}", f"parity {n % 2}"],
+                    low=0.02, high=0.24, facecolor=PARITY_COLOURS[n % 2], edgecolor="#8c959f",
+                    lw=0.6)
+            ax.plot([landed], [s + 0.13], marker="D", color="#1f2328", ms=4.5)
+            start = landed
+        n = len(range(s, tiles, stages))
+        top.bar(s, start, plan["end"] + 0.3, [f"phase {n} (parity {n % 2})", ""], low=0.02,
+                high=0.24, facecolor=PARITY_COLOURS[n % 2], edgecolor="#8c959f", lw=0.6)
+    for t, (s, issued, landed) in copies.items():
+        c = COLOURS[t % len(COLOURS)]
+        top.bar(s, issued, landed, [f"tile {t}: {1 + boxes} copies in flight", f"copies {t}",
+                                    str(t)],
+                low=0.32, high=0.94, facecolor="white", edgecolor=c, hatch="////", lw=1.1)
+        ramp = issued + 0.45 * (landed - issued)  # schematic: the bytes land over the end
+        ax.add_patch(Polygon([(ramp, s + 0.94), (landed, s + 0.94), (landed, s + 0.32)],
+                             closed=True, facecolor=c, alpha=0.55, edgecolor="none"))
+        top.bar(s, waits[t][1], groups[t][1], [f"read {t}: fragments, wgmma", f"read {t}",
+                                               str(t)],
+                low=0.32, high=0.94, facecolor=c, edgecolor="#1f2328", lw=0.8)
+    ax.set_ylim(stages, 0)
+    ax.set_yticks([s + 0.5 for s in range(stages)], [f"stage {s}" for s in range(stages)])
+    ax.grid(False)
+    ax.set_title(f"11_tma, SGEMM_TILE {kernel['tile']}: {stages} stages, each with a full "
+                 f"mbarrier; copies issued {ahead} tiles ahead, wgmma.wait_group {in_flight}; "
+                 "A rounded before the GEMM", loc="left", fontsize=11, fontweight="bold")
+
+    # (2) Every thread of the block (they move in step, one __syncthreads per tile) and the
+    # tensor cores. Thread 0 alone issues; the others go on to their fragments.
+    names = {"issue": f"thread 0: arrive.expect_tx(full[s], {stage_bytes}), {1 + boxes} "
+                      "copies", "wait": "wait(full[s], parity): the tile's bytes have landed",
+             "wgmma_wait": "wgmma.wait_group: at most {n} group{s} in flight".format(
+                 n=in_flight, s="" if in_flight == 1 else "s"),
+             "barrier": "__syncthreads", "fragments": "B^T fragments (LDS.64, rounded), "
+             "descriptors", "wgmma_issue": "wgmma.fence, {} wgmma, commit_group".format(
+                 k["kKSteps"] * k["kRowBlocks"])}
+    for kind, t, x0, x1 in phases:
+        low.bar(0, x0, x1, [f"wait p{(t // stages) % 2}" if kind == "wait" else ""], low=0.2,
+                high=0.8, facecolor=PHASE_COLOURS[kind], edgecolor="white", lw=0.4)
+    for t, (x0, _) in waits.items():
+        ax_t.text(x0, 0.16, f"tile {t}: p{(t // stages) % 2}", ha="left", va="bottom",
+                  fontsize=7.5)
+    for t, (g0, g1) in groups.items():
+        low.bar(1, g0, g1, [f"wgmma group {t}", f"group {t}", str(t)],
+                facecolor=COLOURS[t % len(COLOURS)], edgecolor="#1f2328", lw=0.8)
+    for kind, t, x0, x1 in phases:
+        if kind == "barrier":
+            for axis in (ax, ax_t):
+                axis.axvline(x1, color=GREY, lw=0.7, ls=":")
+    ax_t.set_ylim(2, 0)
+    ax_t.set_yticks([0.5, 1.5], ["all threads", "tensor cores"])
+    ax_t.set_xticks([])
+    ax_t.set_xlabel("time (schematic durations, not measured)", fontsize=8.5)
+    ax_t.grid(False)
+    handles = [Patch(facecolor=PHASE_COLOURS[kind], label=names[kind]) for kind in names]
+    handles += [Patch(facecolor=PARITY_COLOURS[0], edgecolor="#8c959f",
+                      label="full[s] phase in progress, parity 0"),
+                Patch(facecolor=PARITY_COLOURS[1], edgecolor="#8c959f", label="... parity 1"),
+                Patch(facecolor="white", edgecolor=GREY, hatch="////",
+                      label="copies in flight; filled: bytes landing (complete_tx)")]
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.07, 1.95 / height), ncol=3,
+               fontsize=7.5, frameon=False)
+    order = ", ".join({"issue": "thread 0 issues tile t + {a}", "prepare": "wait for tile t + {a}",
+                       "multiply": "fragments and wgmma of tile t + {a}",
+                       "wait": "wgmma.wait_group {a}", "barrier": "__syncthreads"}[op].format(
+                           a=arg).replace(" + 0", "") for op, arg in step)
+    fig.text(0.01, 0.22 / height, textwrap.fill(
+        f"Tile t goes to stage t % {stages}. Thread 0 arrives on full[s] with the stage's "
+        f"{stage_bytes} bytes (arrive.expect_tx), then issues its copies; the phase completes "
+        "(diamond) when the copy engine has counted every byte, and the next phase's parity "
+        "flips (0, 1, 0, ...). The n-th use of a stage waits for parity n % 2, so tile t waits "
+        f"with parity (t / {stages}) % 2 (p0, p1 above the threads). Each step: {order}. The "
+        "dotted lines are the __syncthreads after which a stage whose last group has retired "
+        "may be refilled. A was rounded to TF32 before the kernel started, so a tile goes from "
+        "its copies to the wgmma untouched. Durations are schematic, chosen to be legible; the "
+        "order, the waits and the overlap are the kernel's.", 230), fontsize=8, va="bottom")
+    save_png(plt, fig, out, "11_tma default SGEMM_TILE and main loop")
+
+
+# ---- 12_warp_specialization/figures/roles.png ----------------------------------------------------
+
+ROLE_COLOURS = {"producer": "#dbeafe", "consumers": "#d8f3e3", "engine": "#eaeef2",
+                "barrier": "#ffffff"}
+
+
+def ws_roles(kernel):
+    """The nodes of roles.png's cycle, in the order a stage goes round: [(key, kind, text)], kind
+    "producer" | "consumers" | "barrier", the edges [(from, to, label)] (into a barrier an
+    arrival, out of one a wait), and the copy engine's text."""
+    k, arrivals, back = kernel["k"], kernel["arrivals"], kernel["hand_back"]
+    stages, consumers, boxes = k["kStages"], k["kConsumers"], k["kBoxesB"]
+    launch, split = k["kLaunchRegisters"], kernel["split"]
+    groups = f"warpgroups 1-{consumers}" if consumers > 1 else "warpgroup 1"
+    producer = ("producer: warpgroup 0 (128 threads)\n"
+                + (f"setmaxnreg.dec {k['kProducerRegisters']}: {launch} -> "
+                   f"{k['kProducerRegisters']} registers each;\n" if split else "")
+                + f"threads 1-127 return. Thread 0, per tile t:\nwait empty[s] (t >= {stages}), "
+                f"arrive.expect_tx\n(full[s], {k['kStageBytes']} B), {1 + boxes} TMA copies: "
+                f"A's box, B's {boxes}")
+    consumer = (f"consumers: {groups}, {k['kBlockN'] // consumers} columns of C each\n"
+                + (f"setmaxnreg.inc {k['kConsumerRegisters']}; " if split else "")
+                + f"per tile t: wait full[s];\nB^T fragments (LDS.64), "
+                f"{k['kKSteps'] * k['kRowBlocks']} wgmma, commit;\nwgmma.wait_group {back}, then "
+                f"lane 0 of each warp\narrives on empty of tile t - {back}'s stage")
+    nodes = [("P", "producer", producer),
+             ("full", "barrier", f"full[s]\n{arrivals['full']} arrival\n+ {k['kStageBytes']} B"),
+             ("C", "consumers", consumer),
+             ("empty", "barrier", f"empty[s]\n{arrivals['empty']} arrivals\n(4 warps x "
+                                  f"{consumers})")]
+    edges = [("P", "full", "arrive.expect_tx"),
+             ("full", "C", f"wait, parity (t / {stages}) % 2"),
+             ("C", "empty", "arrive (x 4 per consumer)"),
+             ("empty", "P", f"wait, parity (t / {stages} - 1) % 2")]
+    engine = (f"TMA copy engine: A's box and B's {boxes},\nswizzled; counts {k['kStageBytes']} B."
+              "\nA is TF32 already: a pass over A\nbefore the GEMM rounded it")
+    return nodes, edges, engine
+
+
+def register_split(kernel):
+    """[(label, [(part, threads, registers each)])] of roles.png's register bars: setmaxnreg's
+    split, and what every thread keeps without it (the source's kLaunchRegisters)."""
+    k = kernel["k"]
+    even = k["kLaunchRegisters"]
+    split = [("producer", 128, k["kProducerRegisters"])]
+    split += [(f"consumer {c}", 128, k["kConsumerRegisters"]) for c in range(k["kConsumers"])]
+    plain = [("producer", 128, even)] + [(f"consumer {c}", 128, even)
+                                         for c in range(k["kConsumers"])]
+    return [(f"setmaxnreg.dec {k['kProducerRegisters']} / .inc {k['kConsumerRegisters']}", split),
+            (f"at launch, and without setmaxnreg:\n65536 / {k['kThreads']} threads in steps of "
+             f"8: {even} each", plain)]
+
+
+def border(patch, x, y):
+    """Where the line from the centre of a box (a FancyBboxPatch) towards (x, y) leaves it."""
+    box = patch.get_bbox()
+    pad = patch.get_boxstyle().pad
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    hw, hh = (box.x1 - box.x0) / 2 + pad, (box.y1 - box.y0) / 2 + pad
+    dx, dy = x - cx, y - cy
+    scale = min(hw / abs(dx) if dx else float("inf"), hh / abs(dy) if dy else float("inf"))
+    return cx + scale * dx, cy + scale * dy
+
+
+def draw_roles(plt, kernel, out):
+    """Who does what in chapter 12: the roles and the mbarriers between them (a cycle a stage
+    goes round), the ring of stages, the register split."""
+    import math
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+    k, stages = kernel["k"], kernel["k"]["kStages"]
+    nodes, edges, engine = ws_roles(kernel)
+    fig = plt.figure(figsize=(14, 10.6))
+    grid = fig.add_gridspec(1, 2, width_ratios=[2.05, 1], wspace=0.04, left=0.02, right=0.985,
+                            top=0.845, bottom=0.3)
+
+    # (1) The cycle: producer -> full -> consumers -> empty -> producer.
+    ax = fig.add_subplot(grid[0, 0])
+    ax.set_xlim(0, 12.3)
+    ax.set_ylim(-0.4, 8.0)
+    ax.axis("off")
+    # Where the nodes sit, in the order a stage goes round: a loop, clockwise from the producer.
+    places = [(2.45, 3.7), (6.15, 6.35), (9.7, 3.7), (6.15, 1.05)]
+    middle = (6.15, 3.7)
+    patches, centres = {}, {}
+    for (key, kind, text), (x, y) in zip(nodes, places):
+        lines = text.split("\n")
+        w = 0.118 * max(len(line) for line in lines) if kind != "barrier" else 2.0
+        h = 0.27 * len(lines) + 0.2
+        x = min(max(x, w / 2 + 0.1), 12.2 - w / 2)
+        patch = FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.06",
+                               facecolor=ROLE_COLOURS[kind], edgecolor="#1f2328",
+                               lw=1.6 if kind == "barrier" else 1.0)
+        ax.add_patch(patch)
+        first, rest = lines[0], "\n".join(lines[1:])
+        ax.text(x, y + h / 2 - 0.14, first, ha="center", va="top", fontsize=8.5,
+                fontweight="bold")
+        ax.text(x, y + h / 2 - 0.42, rest, ha="center", va="top", fontsize=8,
+                linespacing=1.25)
+        patches[key], centres[key] = patch, (x, y)
+    for a, b, label in edges:
+        (x0, y0), (x1, y1) = centres[a], centres[b]
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
+                    arrowprops=dict(arrowstyle="-|>,head_length=0.6,head_width=0.3", lw=1.4,
+                                    color="#1f2328", ls="-" if b in ("full", "empty")
+                                    else "--", patchA=patches[a], patchB=patches[b],
+                                    connectionstyle="arc3,rad=-0.12", shrinkA=4, shrinkB=4))
+        # The label sits beside the middle of the arrow's visible part (between the two
+        # boxes), away from the loop's centre unless that leaves the drawing.
+        (ax0, ay0), (ax1, ay1) = border(patches[a], x1, y1), border(patches[b], x0, y0)
+        mx, my = (ax0 + ax1) / 2, (ay0 + ay1) / 2
+        length = math.hypot(x1 - x0, y1 - y0) or 1
+        nx, ny = (y1 - y0) / length, (x0 - x1) / length
+        if nx * (mx - middle[0]) + ny * (my - middle[1]) < 0:
+            nx, ny = -nx, -ny
+        half = 0.057 * len(label)
+        for side in (1, -1):
+            lx = mx + side * nx * (0.3 + half * abs(nx))
+            ly = my + side * ny * 0.3
+            if half < lx < 12.3 - half:
+                break
+        ax.text(lx, ly, label, ha="center", va="center", fontsize=8, style="italic",
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.5))
+    ex, ey = centres["full"][0] + 3.9, centres["full"][1] + 0.35
+    eh = 0.27 * len(engine.split("\n")) + 0.1
+    engine_box = FancyBboxPatch((ex - 1.75, ey - eh / 2), 3.5, eh, boxstyle="round,pad=0.06",
+                                facecolor=ROLE_COLOURS["engine"], edgecolor=GREY)
+    ax.add_patch(engine_box)
+    ax.text(ex, ey, engine, ha="center", va="center", fontsize=8)
+    ax.annotate("", xy=centres["full"], xytext=(ex, ey),
+                arrowprops=dict(arrowstyle="-|>", color=GREY, lw=1.2, patchA=engine_box,
+                                patchB=patches["full"], shrinkA=3, shrinkB=4))
+    ax.text((centres["full"][0] + ex) / 2 + 0.15, ey + eh / 2 + 0.15, "complete_tx (bytes)",
+            ha="center", va="bottom", fontsize=8, style="italic", color=GREY)
+    ax.set_title("(1) The roles and the mbarriers between them, for the stage s = t % "
+                 f"{stages} of tile t.\nSolid arrow: arrives on the mbarrier; dashed: waits "
+                 "for its phase; each mbarrier's phase completes\nwhen its arrivals (and bytes) "
+                 "are all in, and the stage moves on round the cycle.", fontsize=10,
+                 loc="left")
+
+    # (2) The ring: stage s holds tiles s, s + kStages, ...; its two mbarriers.
+    ax = fig.add_subplot(grid[0, 1])
+    ax.set_xlim(0, 6)
+    ax.set_ylim(0, 1.25 * stages + 1.2)
+    ax.axis("off")
+    barriers = ("full", "empty")
+    size_a, size_b = k["kSizeA"] * 4, k["kBlockN"] * k["kBlockK"] * 4
+    for s in range(stages):
+        y = 1.25 * (stages - 1 - s) + 0.9
+        ax.text(0.05, y + 0.72, f"stage {s}: tiles {s}, {s + stages}, {s + 2 * stages}, ...",
+                fontsize=8.5, fontweight="bold")
+        width = 4.6
+        wa = width * size_a / (size_a + size_b)
+        ax.add_patch(Rectangle((0.1, y + 0.25), wa, 0.35, facecolor="#0969da", alpha=0.3,
+                               edgecolor="black"))
+        ax.text(0.1 + wa / 2, y + 0.425, f"A {size_a // 1024} KiB", ha="center", va="center",
+                fontsize=7.5)
+        ax.add_patch(Rectangle((0.1 + wa, y + 0.25), width - wa, 0.35, facecolor="#E69F00",
+                               alpha=0.4, edgecolor="black"))
+        ax.text(0.1 + wa + (width - wa) / 2, y + 0.425, f"B {size_b // 1024} KiB", ha="center",
+                va="center", fontsize=7.5)
+        for i, name in enumerate(barriers):
+            ax.add_patch(FancyBboxPatch((0.1 + 1.55 * i, y - 0.18), 1.35, 0.3,
+                                        boxstyle="round,pad=0.03", facecolor="white",
+                                        edgecolor="#1f2328", lw=1.2))
+            ax.text(0.1 + 1.55 * i + 0.675, y - 0.03, f"{name}[{s}]", ha="center",
+                    va="center", fontsize=7.5)
+    ax.annotate("", xy=(5.25, 1.25 * (stages - 1) + 1.3), xytext=(5.25, 1.0),
+                arrowprops=dict(arrowstyle="-|>", lw=1.2, color=GREY,
+                                connectionstyle="arc3,rad=0.35"))
+    ax.text(5.55, 0.625 * stages + 0.9, f"tile t + {stages}\nreuses\nstage\nt % {stages}",
+            ha="center", va="center", fontsize=7.5, color=GREY)
+    ax.set_title(f"(2) The ring: {stages} stages of {k['kStageBytes'] // 1024} KiB\n"
+                 "(+1 KiB to align them to 1024 bytes)", fontsize=10, loc="left")
+
+    # (3) Registers: the split setmaxnreg makes, and the even share without it.
+    ax = fig.add_subplot(fig.add_gridspec(1, 1, left=0.2, right=0.985, top=0.2, bottom=0.065)[0])
+    bars = register_split(kernel)
+    colours = ["#0072B2", "#009E73", "#56B4E9", "#CC79A7"]
+    for row, (label, parts) in enumerate(bars):
+        x = 0
+        for i, (part, threads, each) in enumerate(parts):
+            total = threads * each
+            ax.barh(row, total, left=x, color=colours[i % len(colours)], alpha=0.55,
+                    edgecolor="black", height=0.6)
+            narrow = total < 65536 * 0.12
+            ax.text(x + total / 2, row, f"{part}\n{threads} x {each}\n= {total}" if narrow else
+                    f"{part}: {threads} x {each} = {total}", ha="center", va="center",
+                    fontsize=7 if narrow else 8)
+            x += total
+        if x < 65536:
+            ax.barh(row, 65536 - x, left=x, color="white", edgecolor=GREY, hatch="//",
+                    height=0.6)
+    ax.set_yticks(range(len(bars)), [label for label, _ in bars], fontsize=8.5)
+    ax.set_ylim(len(bars) - 0.4, -0.6)
+    ax.set_xlim(0, 65536)
+    ax.set_xticks(range(0, 65537, 8192))
+    ax.tick_params(labelsize=8)
+    ax.set_xlabel("registers of the SM (65536; hatched: left unused)", fontsize=8.5)
+    m, n, _ = kernel["wgmma"]
+    acc = k["kRowBlocks"] * m * n // 128
+    frags = 2 * k["kKSteps"] * 4
+    ax.set_title(f"(3) Registers per thread: a consumer thread holds {acc} accumulators "
+                 f"({k['kRowBlocks']} row blocks x {m * n // 128}) and {frags} fragment "
+                 f"registers;\nsetmaxnreg leaves the producer {k['kProducerRegisters']} and gives "
+                 f"each consumer {k['kConsumerRegisters']}. The default build "
+                 + ("uses it" if kernel["split"] else "keeps the even share")
+                 + f" (SGEMM_REGISTER_SPLIT {k.get('SGEMM_REGISTER_SPLIT', '?')}).", fontsize=10,
+                 loc="left")
+
+    fig.suptitle(f"12_warp_specialization, SGEMM_TILE {kernel['tile']}: {k['kThreads']} "
+                 f"threads; warpgroup 0 produces (its thread 0 issues the TMA copies), "
+                 f"{k['kConsumers']} consumer\nwarpgroup{'s' if k['kConsumers'] > 1 else ''} "
+                 "multiply; they meet only at mbarriers. A arrives rounded to TF32 (a pass "
+                 "before the GEMM, as in 11)", fontsize=11.5, x=0.01, ha="left",
+                 fontweight="bold")
+    save_png(plt, fig, out, "12_warp_specialization default SGEMM_TILE and switches, mbarrier_init "
+             "counts")
+
+
+# ---- 12_warp_specialization/figures/pipeline.png ----------------------------------------------
+
+def draw_ws_pipeline(plt, kernel, out):
+    """Chapter 12's roles over time: the stages of the ring, then the producer, each consumer
+    warpgroup and the tensor cores, meeting only at the mbarriers."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from plot import COLOURS
+    k, back = kernel["k"], kernel["hand_back"]
+    stages, consumers, boxes = k["kStages"], k["kConsumers"], k["kBoxesB"]
+    tiles = 2 * stages + 2
+    plan = ws_schedule(stages, consumers, tiles, back)
+    producer, steps, groups, end = plan["producer"], plan["consumers"], plan["groups"], plan["end"]
+    rows = ["producer"] + [f"consumer {c}" for c in range(consumers)] + ["tensor cores"]
+    height = 4.6 + 0.62 * stages + 0.62 * len(rows)
+    fig, (ax, ax_r) = plt.subplots(2, 1, figsize=(16, height), sharex=True,
+                                   gridspec_kw=dict(height_ratios=[stages, len(rows)]))
+    fig.subplots_adjust(left=0.1, right=0.99, top=1 - 0.55 / height, bottom=2.1 / height,
+                        hspace=0.1)
+    top = Timeline(fig, ax, -0.3, end + 0.3)
+    low = Timeline(fig, ax_r, -0.3, end + 0.3)
+    parity = {t: (t // stages) % 2 for t in range(tiles)}
+
+    # (1) The ring: each tile's life in its stage, full and empty completing.
+    markers = {"full": ("D", "#1f2328"), "empty": ("s", "#cf222e"), "arrive": ("v", "#cf222e")}
+    for t in range(tiles):
+        s, c = t % stages, COLOURS[t % len(COLOURS)]
+        top.bar(s, producer[t]["issue"][0], plan["landed"][t],
+                [f"tile {t}: copies in flight", f"copies {t}", str(t)],
+                facecolor="white", edgecolor=c, hatch="////", lw=1.1)
+        stop = plan["empty"].get(t, max(groups[(i, t)][1] for i in range(consumers)))
+        top.bar(s, plan["landed"][t], stop, [f"read {t}: fragments, wgmma", f"read {t}", str(t)],
+                facecolor=c, edgecolor="#1f2328", lw=0.8)
+        events = [("full", plan["landed"][t])]
+        if t in plan["empty"]:
+            events.append(("empty", plan["empty"][t]))
+        for name, x in events:
+            ax.plot([x], [s + 0.1], marker=markers[name][0], color=markers[name][1], ms=5,
+                    clip_on=False)
+    ax.set_ylim(stages, 0)
+    ax.set_yticks([s + 0.5 for s in range(stages)], [f"stage {s}" for s in range(stages)])
+    ax.grid(False)
+    ax.set_title(f"12_warp_specialization, SGEMM_TILE {kernel['tile']}: a ring of {stages} "
+                 f"stages, one producer thread, {consumers} consumer warpgroups",
+                 loc="left", fontsize=11, fontweight="bold")
+
+    # (2) The roles, one row each, and the tensor cores.
+    names = {"wait": "wait on an mbarrier (p: the parity)",
+             "issue": f"thread 0: arrive.expect_tx(full[s], {k['kStageBytes']} B), {1 + boxes} "
+                      "copies",
+             "fragments": "B^T fragments (LDS.64, rounded), descriptors",
+             "wgmma_issue": f"wgmma.fence, {k['kKSteps'] * k['kRowBlocks']} wgmma, commit_group",
+             "wgmma_wait": f"wgmma.wait_group {back}"}
+    for t, phases in enumerate(producer):
+        for kind, (x0, x1) in phases.items():
+            label = f"empty p{(t // stages - 1) % 2}" if kind == "wait" else ""
+            low.bar(0, x0, x1, [label], facecolor=PHASE_COLOURS[kind], edgecolor="white",
+                    lw=0.4)
+    for c in range(consumers):
+        for t, phases in enumerate(steps[c]):
+            for kind, (x0, x1) in phases.items():
+                label = {"wait": f"full p{parity[t]}", "fragments": str(t)}.get(kind, "")
+                low.bar(1 + c, x0, x1, [label], facecolor=PHASE_COLOURS[kind],
+                        edgecolor="white", lw=0.4)
+        for (i, t), x in plan["arrived"].items():
+            if i == c:
+                ax_r.plot([x], [1 + c + 0.12], marker=markers["arrive"][0],
+                          color=markers["arrive"][1], ms=5)
+    for (c, t), (g0, g1) in groups.items():
+        low.bar(len(rows) - 1, g0, g1, [f"c{c}: {t}", str(t)],
+                facecolor=COLOURS[t % len(COLOURS)], edgecolor="#1f2328", lw=0.8,
+                hatch="" if c == 0 else "..")
+    ax_r.set_ylim(len(rows), 0)
+    labels = ["producer\n(warpgroup 0,\nthread 0)"] + [f"consumer {c}\n(warpgroup {c + 1})"
+                                                       for c in range(consumers)]
+    ax_r.set_yticks([r + 0.5 for r in range(len(rows))], labels + ["tensor cores"])
+    ax_r.set_xticks([])
+    ax_r.set_xlabel("time (schematic durations, not measured)", fontsize=8.5)
+    ax_r.grid(False)
+    handles = [Patch(facecolor=PHASE_COLOURS[kind], label=names[kind]) for kind in names]
+    handles += [Line2D([], [], ls="", marker=markers["arrive"][0], color=markers["arrive"][1],
+                       label=f"lane 0 of each of the consumer's 4 warps arrives on empty of tile "
+                             f"t - {back}"),
+                Line2D([], [], ls="", marker=markers["full"][0], color=markers["full"][1],
+                       label="full[s] completes (1 arrival + the bytes)"),
+                Line2D([], [], ls="", marker=markers["empty"][0], color=markers["empty"][1],
+                       label=f"empty[s] completes ({kernel['arrivals']['empty']} arrivals)"),
+                Patch(facecolor="white", edgecolor=GREY, hatch="////", label="copies in flight")]
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.09, 1.95 / height), ncol=3,
+               fontsize=7.5, frameon=False)
+    fig.text(0.01, 0.22 / height, textwrap.fill(
+        f"Tile t uses stage t % {stages}; its n-th use waits with parity n % 2. The producer "
+        f"issues the first {stages} tiles at once, then refills a stage once empty[s] has "
+        f"completed: every consumer warp has arrived after wgmma.wait_group {back} showed that "
+        "the tile's wgmma are done (the stage of the last "
+        + ("tile" if back == 1 else f"{back} tiles") + " is never handed back). Consumer 1's "
+        "groups are dotted "
+        "on the tensor cores, which run the groups one after another. Nothing but the mbarriers "
+        "orders the roles: in steady state the copies of the next tiles fly while the consumers "
+        "multiply, and one consumer loads its fragments while the other's group runs. A was "
+        "rounded to TF32 by a pass before the GEMM. Durations are schematic, chosen to be "
+        "legible; the order, the waits and the overlap are the kernel's.", 230), fontsize=8,
+        va="bottom")
+    save_png(plt, fig, out, "12_warp_specialization default SGEMM_TILE and switches")
+
+
+def main(argv):
+    parser = ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", help="write into OUT/<chapter>/ instead of <chapter>/figures/")
+    parser.add_argument("--root", type=Path, default=REPO,
+                        help="the tree whose chapter sources are read (default: this repository)")
+    args = parser.parse_args(argv)
+    plt = pyplot(SCRIPT)
+    if plt is None:
+        return EXIT_USAGE
+    root = args.root
+    try:
+        tma, ws = tma_kernel(root), ws_kernel(root)
+        signs = signatures(root)
+        dirs = {}
+        for chapter, _ in FIGURES:
+            d = Path(args.out) / chapter if args.out else root / chapter / "figures"
+            d.mkdir(parents=True, exist_ok=True)
+            dirs[chapter] = d
+    except (UsageError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    jobs = {FIGURES[0]: lambda p: draw_tma(plt, tma, p),
+            FIGURES[1]: lambda p: draw_mbarrier(plt, tma, p),
+            FIGURES[2]: lambda p: draw_roles(plt, ws, p),
+            FIGURES[3]: lambda p: draw_ws_pipeline(plt, ws, p)}
+    for (chapter, name), draw in jobs.items():
+        path = dirs[chapter] / name
+        try:
+            draw(path)
+            stamp(path, signs[(chapter, name)])
+        except (UsageError, OSError) as error:
+            print(f"error: {path.name}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
