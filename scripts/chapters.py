@@ -194,11 +194,15 @@ def run_build_step(command):
 
 
 def git_commit():
-    """(commit, dirty) of the working tree, or (None, None) outside a git checkout."""
+    """(commit, dirty) of the working tree, or (None, None) outside a git checkout.
+
+    The scripts' own results (docs/results/) do not make the tree dirty: a tuning run after a tour
+    in the same clone measures the code of the commit, whatever the tour wrote."""
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
                                 text=True, check=True).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                 ".", ":(exclude)docs/results"],
                                 cwd=REPO, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None, None
