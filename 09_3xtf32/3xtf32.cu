@@ -480,23 +480,12 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
   });
 }
 
-// The SM count of the GPU this process runs on, read once.
-int sm_count() {
-  static const int sms = [] {
-    int device = 0, count = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
-    return count;
-  }();
-  return sms;
-}
-
 // The big tile when it gives every SM at least one block, the small one otherwise (08's README,
 // "Small problems").
 bool takes_small_tile(const sgemm::Problem& p) {
   const int64_t big_tiles =
       static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  return big_tiles < sm_count();
+  return big_tiles < sgemm::sm_count();
 }
 
 void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, float* C,

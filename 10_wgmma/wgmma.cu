@@ -426,15 +426,9 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
 // The big tile unless it gives fewer blocks than half the SMs (measured at 2048^3 on the H100,
 // where its 128 blocks beat the small tile's 256); then the small one.
 bool takes_small_tile(const sgemm::Problem& p) {
-  static const int sms = [] {
-    int device = 0, count = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
-    return count;
-  }();
   const int64_t blocks =
       static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  return blocks < sms / 2;
+  return blocks < sgemm::sm_count() / 2;
 }
 
 void launch_wgmma(const sgemm::Problem& p, const float* A, const float* B, float* C,

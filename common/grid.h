@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Launch arithmetic that is no chapter's idea: ceil_div, the grid-y limit, and the row-slab loop
-// that lets a launcher whose block rows go on gridDim.y handle any M. Every chapter's launcher
-// uses these; the chapters' own ideas stay in the chapters.
+// Launch arithmetic that is no chapter's idea: ceil_div, the grid-y limit, the row-slab loop
+// that lets a launcher whose block rows go on gridDim.y handle any M, and the SM count a launcher
+// that picks its tile by the number of blocks compares with. Every chapter's launcher uses these;
+// the chapters' own ideas stay in the chapters.
 #pragma once
 
 #include <cstdint>
+
+#include <cuda_runtime.h>
 
 #include "common/harness.h"
 
@@ -32,6 +35,18 @@ void for_each_row_slab(const Problem& p, int block_rows, Launch&& launch) {
     const int64_t left = p.m - row0;
     launch(row0, static_cast<int>(left < slab_rows ? left : slab_rows));
   }
+}
+
+// The SM count of the GPU this process runs on (the harness makes the chosen device current
+// before any launch), read once.
+inline int sm_count() {
+  static const int sms = [] {
+    int device = 0, count = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    return count;
+  }();
+  return sms;
 }
 
 }  // namespace sgemm
