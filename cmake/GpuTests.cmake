@@ -204,7 +204,7 @@ function(sgemm_add_gpu_tests chapter)
 endfunction()
 
 # sgemm_add_contract_tests(<chapter> LIMIT <R> SHAPES <shape options...> DISTS <dist...>
-#                          MUTANT <name> <MACRO=value[,MACRO2=value...]>)
+#                          MUTANT <name> <MACRO=value[,MACRO2=value...]> [SUFFIX <s>])
 # The accuracy contract of a tensor-core chapter (docs/methodology.md, "The accuracy contract"):
 #   <chapter>.accuracy_<dist>   the chapter, --verify-only --accuracy-limit R on the shapes, for
 #                               each distribution: its err rms and err max against FP64 within R
@@ -215,10 +215,12 @@ endfunction()
 #                               the macros defined (a plausible regression), which must fail it:
 #                               exit code 1 and "accuracy limit exceeded". Without it, a test that
 #                               cannot fail would pass just as well.
+# SUFFIX names a second contract of the same chapter (other shapes, another mutant): its tests
+# are <chapter>.accuracy<s>_<dist> and <chapter>.mutant_<name>.accuracy<s>_<dist>.
 # The mutant is built by every build (not only with SGEMM_TUNING), from the chapter's source and
 # for the chapter's own CUDA architectures (sm_90a where the chapter has it).
 function(sgemm_add_contract_tests chapter)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "LIMIT" "SHAPES;DISTS;MUTANT")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "LIMIT;SUFFIX" "SHAPES;DISTS;MUTANT")
   list(LENGTH arg_MUTANT mutant_words)
   if(NOT arg_LIMIT OR NOT arg_SHAPES OR NOT arg_DISTS OR NOT mutant_words EQUAL 2)
     message(FATAL_ERROR "sgemm_add_contract_tests(${chapter}): give LIMIT <R> SHAPES <options...> "
@@ -235,9 +237,10 @@ function(sgemm_add_contract_tests chapter)
 
   foreach(dist IN LISTS arg_DISTS)
     set(run --verify-only --accuracy-limit ${arg_LIMIT} --dist ${dist} ${arg_SHAPES})
-    sgemm_add_binary_test(${chapter}.accuracy_${dist} COMMAND $<TARGET_FILE:${chapter}> ${run}
+    set(test accuracy${arg_SUFFIX}_${dist})
+    sgemm_add_binary_test(${chapter}.${test} COMMAND $<TARGET_FILE:${chapter}> ${run}
       EXPECT_REGEX "accuracy limit: the chapter's err rms and err max at most")
-    sgemm_add_binary_test(${mutant}.accuracy_${dist} COMMAND $<TARGET_FILE:${mutant}> ${run}
+    sgemm_add_binary_test(${mutant}.${test} COMMAND $<TARGET_FILE:${mutant}> ${run}
       EXPECT_RC 1 EXPECT_REGEX "accuracy limit exceeded: ")
   endforeach()
 endfunction()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The shape suite: chapters 06 and 07 against cuBLAS on the shapes users actually have.
+"""The shape suite: chapters 06 and 07 (or, with --chapters, any) against cuBLAS on the shapes
+users actually have.
 
 Each chapter binary runs once over the whole suite (`--m/--n/--k` lists, `--format json
 --output`), verifying every shape and timing itself and cuBLAS FP32 in the same process, so every
@@ -15,10 +16,25 @@ With --sawtooth START:STOP:STEP it runs the square sizes START, START+STEP, ... 
 (timing only: the suite verifies) and writes sawtooth.json and figures/sawtooth.png: % of cuBLAS
 against size for both chapters, beside the efficiency chapter 07's launcher model predicts for
 its own plan and for chapter 06's single tile (wave quantization, 07_any_shape/README.md).
---render-only redraws the tables and figures from the JSON already in the folder (no GPU).
+--render-only redraws the tables and figures from the JSON already in the folder (no GPU; with
+--chapters, those of that run).
 --waves M,N,K draws, from the launcher model and the GPU recorded in the folder's shapes.json,
 which SM runs which blocks for one shape: chapter 06's single tile beside chapter 07's plan
 (07_any_shape/figures/waves.png by default; no GPU).
+
+With --chapters (numbers or names, as tour.py and tune.py take them) it runs the same suite for
+those chapters instead of 06 and 07, each against cuBLAS in its precision contract's mode (TF32
+chapters: cuBLAS TF32; FP32 chapters: cuBLAS FP32), and writes beside the files above, which it
+leaves alone (shapes_<NN>_<NN>, e.g. shapes_08_09 for --chapters 08 09):
+  shapes_08_09.json           the same document as shapes.json, plus the floors evaluated
+  shapes_08_09.md             one line per shape: each chapter's TFLOP/s, its cuBLAS mode's TFLOP/s,
+                              % of cuBLAS; the geometric mean per chapter; which floors of
+                              CHAPTER_FLOORS hold (issue 16 for 08 and 09), lowest row per floor
+  figures/shapes_08_09.png    % of cuBLAS per shape, one series per chapter, the floor lines
+--shapes M,N,K[;M,N,K...] runs only those shapes, --extra adds the shapes issue 16 names (group
+"issue16": shown, but counted in neither the floors nor the geometric mean); both work with or
+without --chapters, and --check-floors turns a floor that does not hold (or has no shape to
+measure it) into exit code 1 in both.
 """
 
 import argparse
@@ -31,7 +47,7 @@ import tempfile
 from pathlib import Path
 
 from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO, binaries, build,
-                      git_commit, gpu_slug, log)
+                      chapter_precision, git_commit, gpu_slug, log, select_chapters)
 
 EXAMPLES = """\
 examples:
@@ -40,9 +56,12 @@ examples:
   python3 scripts/shapes.py --sawtooth 1024:8192:128          # the README's sawtooth
   python3 scripts/shapes.py --render-only --results-dir docs/results/nvidia-h100-80gb-hbm3
   python3 scripts/shapes.py --waves 4224,4224,4224 --results-dir docs/results/nvidia-h100-80gb-hbm3
+  python3 scripts/shapes.py --chapters 08 09 --extra          # issue 16: shapes_08_09.*
+  python3 scripts/shapes.py --chapters 09 --shapes "8,4096,4096;4096,4096,4096"
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
-            --check-floors, a floor of chapter 07 does not hold), 2 bad usage,
+            --check-floors, a floor of chapter 07, or with --chapters one of
+            CHAPTER_FLOORS, does not hold), 2 bad usage,
             3 build or CUDA/runtime failure (no GPU, out of memory, crash)
 """
 
@@ -74,6 +93,24 @@ BIG_MACS = 2 ** 30
 FLOOR_BIG, FLOOR_SMALL, FLOOR_GEOMEAN, FLOOR_VS_06 = 90.0, 75.0, 97.0, 0.98
 EQUAL_TO_06 = [(4096, 4096, 4096), (8192, 8192, 8192)]
 EQUAL_TOLERANCE = 0.02  # "equal": within 2 % either way, the noise of two processes
+
+# The shapes issue 16 gives as examples of what fills the GPU badly (a long K with a tiny C, a few
+# rows, one row): --extra adds them, in their own group, outside the floors.
+EXTRA_GROUP = "issue16"
+EXTRA = [(96, 96, 1048576, EXTRA_GROUP), (8, 4096, 4096, EXTRA_GROUP),
+         (1, 8192, 8192, EXTRA_GROUP)]
+
+# The floors of --chapters runs, per chapter: (% of cuBLAS where M*N*K >= 2^30 (BIG_MACS), % on
+# the smaller shapes, the issue that sets them). % of cuBLAS is in the mode of the chapter's
+# precision contract, as its binary reports it. Issue 16 (split-K and tile choice in 08 and 09):
+# 09, the FP32 contract, at least 1.0x cuBLAS FP32 on the large shapes; 08, TF32, at least 40 % of
+# cuBLAS TF32 there; both at least 25 % on the smaller ones. 07's two size floors (issue 10) are
+# the ones floors() checks in the default run, so `--chapters 07 08 09` reports them too.
+CHAPTER_FLOORS = {
+    "07_any_shape": (FLOOR_BIG, FLOOR_SMALL, 10),
+    "08_tensor_cores": (40.0, 25.0, 16),
+    "09_3xtf32": (100.0, 25.0, 16),
+}
 
 
 class UsageError(Exception):
@@ -109,6 +146,15 @@ def parse_shape(text):
     return shape
 
 
+def parse_shapes(text):
+    """'8,4096,4096;1,8192,8192' -> [(8, 4096, 4096), (1, 8192, 8192)] (';' between shapes, spaces
+    ignored, a trailing ';' allowed)."""
+    items = [item.strip() for item in text.replace(" ", "").split(";")]
+    if not any(items):
+        raise argparse.ArgumentTypeError(f"expected M,N,K[;M,N,K...], got {text!r}")
+    return [parse_shape(item) for item in items if item]
+
+
 def parse_args(argv):
     parser = Parser(description=__doc__, epilog=EXAMPLES,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -131,7 +177,17 @@ def parse_args(argv):
     parser.add_argument("--out", type=Path, default=REPO / "07_any_shape" / "figures" / "waves.png",
                         help="where --waves writes its figure (default: %(default)s)")
     parser.add_argument("--check-floors", action="store_true",
-                        help="exit 1 when a floor of chapter 07 does not hold")
+                        help="exit 1 when a floor of chapter 07 (with --chapters: of those "
+                             "chapters) does not hold")
+    parser.add_argument("--chapters", nargs="+", metavar="NN",
+                        help="run the suite for these chapters instead of 06 and 07: numbers (08), "
+                             "names or folder names; writes shapes_<NN>_<NN>.*")
+    parser.add_argument("--shapes", type=parse_shapes, action="append", metavar="M,N,K[;M,N,K]",
+                        help="run only these shapes (repeatable; quote the ';')")
+    parser.add_argument("--extra", action="store_true",
+                        help="add issue 16's shapes "
+                             f"({', '.join(shape_name(s[:3]) for s in EXTRA)}) as group "
+                             f"{EXTRA_GROUP!r}")
     args = parser.parse_args(argv)
     for name in ("samples", "warmup"):
         value = getattr(args, name)
@@ -139,6 +195,22 @@ def parse_args(argv):
             raise UsageError(f"--{name} must be >= {1 if name == 'samples' else 0} (got {value})")
     if args.time_budget is not None and not args.time_budget > 0:
         raise UsageError(f"--time-budget must be > 0 (got {args.time_budget})")
+    model = "--sawtooth" if args.sawtooth else "--waves" if args.waves else None
+    chosen = [option for option, value in (("--chapters", args.chapters), ("--shapes", args.shapes),
+                                           ("--extra", args.extra)) if value]
+    if model and chosen:
+        raise UsageError(f"{chosen[0]} does not combine with {model} (chapter 07's launcher model, "
+                         "chapters 06 and 07 only)")
+    if args.render_only and (args.shapes or args.extra):
+        raise UsageError(f"{'--shapes' if args.shapes else '--extra'} chooses what to run: "
+                         "--render-only runs nothing")
+    if args.chapters:
+        try:
+            args.chapters = select_chapters(args.chapters)
+        except ValueError as error:
+            raise UsageError(f"--chapters: {error}") from None
+    if args.shapes:
+        args.shapes = [shape for group in args.shapes for shape in group]
     if (args.render_only or args.waves) and args.results_dir is None:
         raise UsageError(f"{'--waves' if args.waves else '--render-only'} needs --results-dir "
                          "(the folder holding the JSON)")
@@ -284,15 +356,11 @@ def floors(rows):
     big = [(s, pct(c.get(NEW))) for s, c in table.items() if s[0] * s[1] * s[2] >= BIG_MACS]
     small = [(s, pct(c.get(NEW))) for s, c in table.items() if s[0] * s[1] * s[2] < BIG_MACS]
 
-    def worst(items):
-        measured = [(v, s) for s, v in items if v is not None]
-        return min(measured) if measured else (None, None)
-
     for label, items, floor in ((f"07 >= {FLOOR_BIG:.0f} % of cuBLAS where M*N*K >= 2^30", big,
                                  FLOOR_BIG),
                                 (f"07 >= {FLOOR_SMALL:.0f} % of cuBLAS on the smaller shapes", small,
                                  FLOOR_SMALL)):
-        value, shape = worst(items)
+        value, shape = lowest(items)
         holds = value is not None and value >= floor
         detail = "no shapes" if value is None else f"lowest {value:.1f} % at {shape_name(shape)}"
         results.append((label, holds, detail))
@@ -387,6 +455,141 @@ def document_order(document, table):
     return [s for s in order if s in table] + sorted(s for s in table if s not in order)
 
 
+def select_suite(shapes=None, extra=False):
+    """[(m, n, k, group)] to run: the suite, or only `shapes` (in their order; a shape of the suite
+    or of EXTRA keeps its group, any other is "custom"), then with `extra` the shapes of EXTRA;
+    each shape once."""
+    known = {s[:3]: s[3] for s in SUITE + EXTRA}
+    chosen = [(*s, known.get(s, "custom")) for s in shapes] if shapes else list(SUITE)
+    if extra:
+        chosen += EXTRA
+    unique = {}
+    for m, n, k, group in chosen:
+        unique.setdefault((m, n, k), group)
+    return [(*shape, group) for shape, group in unique.items()]
+
+
+def results_stem(chapters):
+    """'shapes_08_09' for chapters 08_tensor_cores and 09_3xtf32: the --chapters results' names."""
+    return "shapes_" + "_".join(c.split("_", 1)[0] for c in chapters)
+
+
+def is_large(shape):
+    m, n, k = shape
+    return m * n * k >= BIG_MACS
+
+
+def lowest(items):
+    """(value, shape) of the lowest measured value in [(shape, value)], or (None, None)."""
+    measured = [(v, s) for s, v in items if v is not None]
+    return min(measured) if measured else (None, None)
+
+
+def counted_shapes(document):
+    """The shapes the floors and the geometric means count: all but EXTRA_GROUP's."""
+    table = by_shape(document["rows"])
+    groups = {tuple(s[:3]): s[3] for s in document.get("suite", [])}
+    return {s for s in table if groups.get(s) != EXTRA_GROUP}
+
+
+def precision_of(rows, chapter):
+    """A chapter's precision contract, "TF32" or "FP32": as its rows report it, else as its
+    source declares it (FP32 when there is no source)."""
+    for r in rows:
+        if r.get("chapter") == chapter and r.get("precision") in ("TF32", "FP32"):
+            return r["precision"]
+    try:
+        return chapter_precision(chapter)
+    except OSError:
+        return "FP32"
+
+
+def chapter_floors(rows, chapters, counted=None):
+    """[(chapter, floor, holds, detail)] for the CHAPTER_FLOORS of the given chapters (others have
+    none), over the rows' shapes, or only those in `counted`. A floor with no measured shape does
+    not hold."""
+    table = {s: c for s, c in by_shape(rows).items() if counted is None or s in counted}
+    results = []
+    for chapter in chapters:
+        if chapter not in CHAPTER_FLOORS:
+            continue
+        large, small, issue = CHAPTER_FLOORS[chapter]
+        mode = f"cuBLAS {precision_of(rows, chapter)}"
+        short = chapter.split("_", 1)[0]
+        for label, floor, wanted in (
+                (f"{short} >= {large:g} % of {mode} where M*N*K >= 2^30", large, True),
+                (f"{short} >= {small:g} % of {mode} on the smaller shapes", small, False)):
+            value, shape = lowest([(s, pct(c.get(chapter))) for s, c in table.items()
+                                   if is_large(s) == wanted])
+            holds = value is not None and value >= floor
+            detail = ("no shapes" if value is None
+                      else f"lowest {value:.1f} % at {shape_name(shape)}")
+            results.append((chapter, f"{label} (issue {issue})", holds, detail))
+    return results
+
+
+def document_chapters(document):
+    """The chapters of a --chapters document, in the order they ran."""
+    names = [c["chapter"] for c in document.get("chapters", []) if c.get("chapter")]
+    return names or sorted({r["chapter"] for r in document["rows"]})
+
+
+def render_chapters(document):
+    """shapes_<NN>_<NN>.md: per shape, each chapter against cuBLAS in its own precision mode."""
+    rows, device = document["rows"], document["device"]
+    chapters = document_chapters(document)
+    shorts = [c.split("_", 1)[0] for c in chapters]
+    modes = [f"cuBLAS {precision_of(rows, c)}" for c in chapters]
+    table = by_shape(rows)
+    counted = counted_shapes(document)
+    groups = {tuple(s[:3]): s[3] for s in document.get("suite", [])}
+    names = " and ".join(filter(None, [", ".join(shorts[:-1]), shorts[-1]]))
+    out = [f"# Shape suite: chapter{'s' if len(chapters) > 1 else ''} {names} against cuBLAS", "",
+           "Generated by `scripts/shapes.py`; do not edit by hand.", "",
+           f"- GPU: {device.get('name')}, {device.get('sms')} SMs, SM clock "
+           f"{device.get('sm_clock_mhz')} MHz; driver {device.get('driver')}, cuBLAS "
+           f"{device.get('cublas')}",
+           f"- Date: {document['environment']['date']}; command: "
+           f"`{document['environment']['command']}`; commit: "
+           f"{document['environment']['git_commit'] or 'unknown'}"
+           f"{' (uncommitted changes)' if document['environment']['git_dirty'] else ''}",
+           "- Each chapter binary times itself and cuBLAS in the mode of its precision contract "
+           "(TF32 chapters: cuBLAS TF32; FP32 chapters: cuBLAS FP32, TF32 off) in the same "
+           "process, alternating sample by sample, L2 flushed; % of cuBLAS is the ratio of the "
+           "medians in that process.",
+           f"- Large: M*N*K >= 2^30. Rows of the group {EXTRA_GROUP} (--extra, the issue's "
+           "examples) count in neither the floors nor the geometric means."]
+    if document.get("note"):
+        out.append(f"- Note: {document['note']}")
+    header = ["shape", "group", "large"]
+    for short, mode in zip(shorts, modes):
+        header += [f"{short} TFLOP/s", f"{mode} TFLOP/s", f"{short} % of {mode}"]
+    header.append(f"check ({'/'.join(shorts)})")
+    out += ["", "| " + " | ".join(header) + " |",
+            "|:---|:---|:---|" + "---:|" * (3 * len(chapters)) + ":---|"]
+    for shape in document_order(document, table):
+        c = table[shape]
+        cells = [shape_name(shape), groups.get(shape, "-"), "yes" if is_large(shape) else "no"]
+        for chapter in chapters:
+            r = c.get(chapter)
+            cells += [fmt(r and r.get("tflops"), 2), fmt(r and r.get("cublas_tflops"), 2),
+                      fmt(pct(r))]
+        cells.append("/".join((c[ch].get("status") or "-") if ch in c else "-"
+                              for ch in chapters))
+        out.append("| " + " | ".join(cells) + " |")
+    means = ["", "", ""]
+    for chapter in chapters:
+        mean = geomean([pct(table[s].get(chapter)) for s in table if s in counted])
+        means += ["", "", f"**{fmt(mean)}**"]
+    out.append("| **geometric mean** | " + " | ".join(means[1:]) + " | |")
+    results = chapter_floors(rows, chapters, counted)
+    if results:
+        out += ["", "## Floors", "", "| floor | holds | measured |", "|:---|:---|:---|"]
+        out += [f"| {label} | {'yes' if holds else '**no**'} | {detail} |"
+                for _, label, holds, detail in results]
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------------------------------------
 # Figures
 # ---------------------------------------------------------------------------------------------
@@ -420,6 +623,57 @@ def draw_suite(plt, document, path):
     ax.grid(axis="x", color="#d0d7de", linewidth=0.6)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# Okabe-Ito colours, one per chapter of a --chapters figure.
+COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
+
+
+def draw_chapters(plt, document, path):
+    """% of cuBLAS per shape, one bar per chapter, large shapes' names in bold; a floor line per
+    floor value (a chapter's colour, or grey where chapters share it): dashed for the large
+    shapes' floors, dotted for the smaller ones'."""
+    table = by_shape(document["rows"])
+    shapes = document_order(document, table)
+    chapters = document_chapters(document)
+    colours = {c: COLOURS[i % len(COLOURS)] for i, c in enumerate(chapters)}
+    fig, ax = plt.subplots(figsize=(8, (0.1 + 0.08 * len(chapters)) * len(shapes) + 1.2))
+    height = 0.8 / len(chapters)
+    for i, chapter in enumerate(chapters):
+        offset = (i - (len(chapters) - 1) / 2) * height
+        ax.barh([j + offset for j in range(len(shapes))],
+                [pct(table[s].get(chapter)) or 0 for s in shapes], height=height,
+                color=colours[chapter],
+                label=f"{chapter} (vs cuBLAS {precision_of(document['rows'], chapter)})")
+    lines = {}
+    for chapter in chapters:
+        if chapter in CHAPTER_FLOORS:
+            large, small = CHAPTER_FLOORS[chapter][:2]
+            lines.setdefault((large, "--", "M*N*K >= 2^30"), []).append(chapter)
+            lines.setdefault((small, ":", "smaller"), []).append(chapter)
+    for (value, style, which), owners in sorted(lines.items()):
+        ax.axvline(value, color=colours[owners[0]] if len(owners) == 1 else "#57606a",
+                   linestyle=style, linewidth=1.2,
+                   label=f"floor {', '.join(c.split('_', 1)[0] for c in owners)}, {which}: "
+                         f"{value:g} %")
+    if all(value != 100 for value, _, _ in lines):
+        ax.axvline(100, color="#1f2328", linewidth=0.8)
+    ax.set_yticks(list(range(len(shapes))))
+    ax.set_yticklabels([shape_name(s) for s in shapes], fontsize=8)
+    for label, shape in zip(ax.get_yticklabels(), shapes):
+        if is_large(shape):
+            label.set_fontweight("bold")
+    ax.set_ylim(len(shapes) - 0.5, -0.5)
+    ax.set_xlabel("% of cuBLAS in the chapter's precision mode (same process); "
+                  "bold: M*N*K >= 2^30")
+    ax.set_title(f"Shape suite on {document['device'].get('name')}")
+    # Below the axis label, whatever the number of shapes; bbox_inches="tight" keeps it in.
+    from matplotlib.transforms import offset_copy
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0), ncol=2, fontsize=7, frameon=False,
+              bbox_transform=offset_copy(ax.transAxes, fig=fig, y=-32, units="points"))
+    ax.grid(axis="x", color="#d0d7de", linewidth=0.6)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -562,20 +816,26 @@ def load_document(path):
     return document
 
 
-def render(folder, document, sawtooth):
-    """The table (suite) and the figure. Without matplotlib the figure is skipped with a note:
-    the measurements, the expensive part, are already saved."""
-    if not sawtooth:
+def render(folder, document, sawtooth, stem=None):
+    """The table (suite) and the figure; with a stem (--chapters), <stem>.md and <stem>.png.
+    Without matplotlib the figure is skipped with a note: the measurements, the expensive part,
+    are already saved."""
+    if stem:
+        (folder / f"{stem}.md").write_text(render_chapters(document), encoding="utf-8")
+        log(f"wrote {folder / f'{stem}.md'}")
+    elif not sawtooth:
         (folder / "shapes.md").write_text(render_suite(document), encoding="utf-8")
         log(f"wrote {folder / 'shapes.md'}")
-    figure = folder / "figures" / ("sawtooth.png" if sawtooth else "shapes.png")
+    figure = folder / "figures" / (f"{stem}.png" if stem else
+                                   "sawtooth.png" if sawtooth else "shapes.png")
     try:
         plt = pyplot()
     except UsageError as error:
         log(f"note: {figure} not drawn: {error}")
         return
     figure.parent.mkdir(parents=True, exist_ok=True)
-    (draw_sawtooth if sawtooth else draw_suite)(plt, document, figure)
+    draw = draw_chapters if stem else draw_sawtooth if sawtooth else draw_suite
+    draw(plt, document, figure)
     log(f"wrote {figure}")
 
 
@@ -583,7 +843,9 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     try:
         args = parse_args(argv)
-        name = "sawtooth.json" if args.sawtooth else "shapes.json"
+        stem = results_stem(args.chapters) if args.chapters else None
+        chapters = args.chapters or CHAPTERS
+        name = f"{stem}.json" if stem else "sawtooth.json" if args.sawtooth else "shapes.json"
         if args.waves:
             document = load_document(args.results_dir / "shapes.json")
             # The measured speeds beside the model, when the suite or the sawtooth has the shape.
@@ -601,17 +863,18 @@ def main(argv=None):
             return EXIT_PASS
         if args.render_only:
             document = load_document(args.results_dir / name)
-            render(args.results_dir, document, bool(args.sawtooth))
+            render(args.results_dir, document, bool(args.sawtooth), stem)
             return EXIT_PASS
         if not args.no_build:
-            build(args.build_dir, targets=CHAPTERS)  # the suite runs chapters 06 and 07 only
-        bins = binaries(args.build_dir, CHAPTERS)
-        missing = [c for c in CHAPTERS if c not in bins]
+            build(args.build_dir, targets=chapters)  # only the chapters the suite runs
+        bins = binaries(args.build_dir, chapters)
+        missing = [c for c in chapters if c not in bins]
         if missing:
             log(f"error: no binary for {', '.join(missing)} in {args.build_dir / 'bin'} "
                 "(build first, or drop --no-build)")
             return EXIT_RUNTIME
-        suite = [(s, s, s, "square") for s in args.sawtooth] if args.sawtooth else SUITE
+        suite = ([(s, s, s, "square") for s in args.sawtooth] if args.sawtooth
+                 else select_suite(args.shapes, args.extra))
         reports, code = run_chapters(bins, [s[:3] for s in suite], args, bool(args.sawtooth))
         if code not in (EXIT_PASS, EXIT_WRONG):
             return code
@@ -621,11 +884,22 @@ def main(argv=None):
                     "chapters": [{"chapter": r["chapter"], "title": r.get("title"),
                                   "command": r.get("command")} for r in reports],
                     "rows": [row for r in reports for row in r["rows"]]}
+        if stem:
+            document["floors"] = [
+                {"chapter": c, "floor": label, "holds": holds, "measured": detail}
+                for c, label, holds, detail in chapter_floors(document["rows"], chapters,
+                                                              counted_shapes(document))]
         folder = args.results_dir or REPO / "docs" / "results" / gpu_slug(device.get("name", ""))
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        render(folder, document, bool(args.sawtooth))
-        if not args.sawtooth:
+        render(folder, document, bool(args.sawtooth), stem)
+        if stem:
+            print(render_chapters(document), end="")
+            if args.check_floors and code == EXIT_PASS and \
+                    not all(f["holds"] for f in document["floors"]):
+                log(f"floors: some do not hold (see {stem}.md)")
+                code = EXIT_WRONG
+        elif not args.sawtooth:
             print(render_suite(document), end="")
             if args.check_floors and code == EXIT_PASS and \
                     not all(holds for _, holds, _ in floors(document["rows"])):

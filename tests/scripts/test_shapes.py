@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Host tests of scripts/shapes.py: the floors, the launcher model's mirror, and whole suite runs
-against fake chapter binaries (tests/scripts/fake_chapter.py; no GPU, made-up numbers)."""
+"""Host tests of scripts/shapes.py: the floors (chapter 07's, and the per-chapter table of
+--chapters runs), the launcher model's mirror, and whole suite runs against fake chapter binaries
+(tests/scripts/fake_chapter.py; no GPU, made-up numbers: its 08 is TF32 at 40 % of its cuBLAS TF32
+on the largest shapes and less below, its 09 FP32 above cuBLAS FP32)."""
 
 import json
 import re
@@ -60,6 +62,135 @@ class FloorsTest(unittest.TestCase):
     def test_geomean(self):
         self.assertAlmostEqual(shapes.geomean([50, 200]), 100.0)
         self.assertIsNone(shapes.geomean([None]))
+
+
+def chapter_rows(values):
+    """Rows of 08 and 09 from {(m, n, k): (pct_08, pct_09)}, each in its own precision."""
+    rows = []
+    for (m, n, k), (a, b) in values.items():
+        rows += [dict(row("08_tensor_cores", m, n, k, a, a), precision="TF32"),
+                 dict(row("09_3xtf32", m, n, k, b / 2, b), precision="FP32")]
+    return rows
+
+
+ISSUE16 = ["08_tensor_cores", "09_3xtf32"]
+
+
+class ChapterFloorsTest(unittest.TestCase):
+    """The floors of --chapters runs (CHAPTER_FLOORS, issue 16) and their table."""
+
+    def results(self, values, counted=None):
+        return {label: (holds, detail) for _, label, holds, detail
+                in shapes.chapter_floors(chapter_rows(values), ISSUE16, counted)}
+
+    def test_issue_16_floors(self):
+        self.assertEqual(shapes.CHAPTER_FLOORS["09_3xtf32"], (100.0, 25.0, 16))
+        self.assertEqual(shapes.CHAPTER_FLOORS["08_tensor_cores"], (40.0, 25.0, 16))
+        self.assertEqual(shapes.CHAPTER_FLOORS["07_any_shape"][:2],
+                         (shapes.FLOOR_BIG, shapes.FLOOR_SMALL))
+        self.assertEqual(shapes.BIG_MACS, 2 ** 30)
+
+    def test_all_hold(self):
+        results = self.results({(4096,) * 3: (45, 101), (256,) * 3: (26, 30)})
+        self.assertEqual(len(results), 4)
+        self.assertTrue(all(holds for holds, _ in results.values()), results)
+        self.assertEqual(results["09 >= 100 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 16)"],
+                         (True, "lowest 101.0 % at 4096³"))
+        self.assertIn("08 >= 40 % of cuBLAS TF32 where M*N*K >= 2^30 (issue 16)", results)
+
+    def test_each_floor_can_fail_and_names_its_lowest_row(self):
+        cases = {
+            "08 >= 40 % of cuBLAS TF32 where": ({(4096,) * 3: (39.9, 101)}, "39.9 % at 4096³"),
+            "09 >= 100 % of cuBLAS FP32 where": ({(8192, 128, 8192): (45, 99.5)},
+                                                  "99.5 % at 8192×128×8192"),
+            "08 >= 25 % of cuBLAS TF32 on": ({(256,) * 3: (24, 30)}, "24.0 % at 256³"),
+            "09 >= 25 % of cuBLAS FP32 on": ({(512,) * 3: (30, 24.9)}, "24.9 % at 512³"),
+        }
+        for prefix, (values, lowest) in cases.items():
+            with self.subTest(prefix):
+                values = {(4096,) * 3: (50, 110), (256,) * 3: (30, 40), **values}
+                failing = {label: detail for label, (holds, detail) in self.results(values).items()
+                           if not holds}
+                self.assertEqual(len(failing), 1, failing)
+                label, detail = failing.popitem()
+                self.assertTrue(label.startswith(prefix), label)
+                self.assertEqual(detail, f"lowest {lowest}")
+
+    def test_large_means_at_least_2_to_the_30(self):
+        # 1024^3 is exactly 2^30 multiply-adds: large; 1023 x 1024 x 1024 is not.
+        self.assertTrue(shapes.is_large((1024, 1024, 1024)))
+        self.assertFalse(shapes.is_large((1023, 1024, 1024)))
+        results = self.results({(1024,) * 3: (30, 90)})
+        self.assertFalse(results["09 >= 100 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 16)"][0])
+        self.assertEqual(results["09 >= 25 % of cuBLAS FP32 on the smaller shapes (issue 16)"],
+                         (False, "no shapes"))
+
+    def test_only_counted_shapes_count(self):
+        values = {(4096,) * 3: (50, 110), (256,) * 3: (30, 40), (96, 96, 1048576): (10, 10)}
+        self.assertFalse(all(holds for holds, _ in self.results(values).values()))
+        counted = {(4096,) * 3, (256,) * 3}
+        self.assertTrue(all(holds for holds, _ in self.results(values, counted).values()))
+
+    def test_a_chapter_without_floors_has_none(self):
+        rows = suite_rows([95, 96, 80], [95, 96, 101])
+        self.assertEqual(shapes.chapter_floors(rows, ["06_double_buffer"]), [])
+        labels = [label for _, label, _, _ in shapes.chapter_floors(rows, shapes.CHAPTERS)]
+        self.assertEqual(labels, ["07 >= 90 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 10)",
+                                  "07 >= 75 % of cuBLAS FP32 on the smaller shapes (issue 10)"])
+
+    def test_precision_from_the_rows_else_the_source(self):
+        self.assertEqual(shapes.precision_of([], "08_tensor_cores"), "TF32")
+        self.assertEqual(shapes.precision_of([], "09_3xtf32"), "FP32")
+        self.assertEqual(shapes.precision_of([{"chapter": "09_3xtf32", "precision": "TF32"}],
+                                             "09_3xtf32"), "TF32")
+
+    def test_select_suite(self):
+        self.assertEqual(shapes.select_suite(), shapes.SUITE)
+        extra = shapes.select_suite(extra=True)
+        self.assertEqual(extra[:len(shapes.SUITE)], shapes.SUITE)
+        self.assertEqual(extra[len(shapes.SUITE):], [(96, 96, 1048576, "issue16"),
+                                                     (8, 4096, 4096, "issue16"),
+                                                     (1, 8192, 8192, "issue16")])
+        chosen = shapes.select_suite([(8, 4096, 4096), (512, 512, 512), (7, 7, 7), (7, 7, 7)],
+                                     extra=True)
+        self.assertEqual(chosen, [(8, 4096, 4096, "issue16"), (512, 512, 512, "issue"),
+                                  (7, 7, 7, "custom"), (96, 96, 1048576, "issue16"),
+                                  (1, 8192, 8192, "issue16")])
+
+    def test_parse_shapes_and_names(self):
+        self.assertEqual(shapes.parse_shapes("8,4096,4096; 1,8192,8192;"),
+                         [(8, 4096, 4096), (1, 8192, 8192)])
+        for bad in (";", "1,2", "1,2,0;3,3,3", "a,b,c"):
+            with self.subTest(bad), self.assertRaises(Exception):
+                shapes.parse_shapes(bad)
+        self.assertEqual(shapes.results_stem(ISSUE16), "shapes_08_09")
+
+    def test_table(self):
+        document = {
+            "device": {"name": "Fixture GPU"},
+            "environment": {"date": "d", "command": "c", "git_commit": None, "git_dirty": None},
+            "suite": [[4096, 4096, 4096, "square"], [256, 256, 256, "issue"],
+                      [8, 4096, 4096, "issue16"]],
+            "chapters": [{"chapter": c} for c in ISSUE16],
+            "rows": chapter_rows({(4096,) * 3: (50, 100), (256,) * 3: (32, 49),
+                                  (8, 4096, 4096): (1, 1)}),
+        }
+        text = shapes.render_chapters(document)
+        self.assertIn("# Shape suite: chapters 08 and 09 against cuBLAS", text)
+        self.assertIn("| shape | group | large | 08 TFLOP/s | cuBLAS TF32 TFLOP/s | "
+                      "08 % of cuBLAS TF32 | 09 TFLOP/s | cuBLAS FP32 TFLOP/s | "
+                      "09 % of cuBLAS FP32 | check (08/09) |", text)
+        self.assertIn("| 4096³ | square | yes | 50.00 | 100.00 | 50.0 | 50.00 | 50.00 | 100.0 | "
+                      "PASS/PASS |", text)
+        self.assertIn("| 8×4096×4096 | issue16 | no |", text)
+        # The geometric means leave out the issue16 row: sqrt(50 * 32), sqrt(100 * 49).
+        self.assertIn("| **geometric mean** | | | | | **40.0** | | | **70.0** | |",
+                      text.replace("  ", " "))
+        lines = [line for line in text.splitlines() if line.startswith("|")]
+        self.assertEqual({line.count("|") for line in lines[:6]}, {11})
+        self.assertIn("| 08 >= 25 % of cuBLAS TF32 on the smaller shapes (issue 16) | yes | "
+                      "lowest 32.0 % at 256³ |", text)
+        self.assertIn("| 09 >= 100 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 16) | yes |", text)
 
 
 class ModelTest(unittest.TestCase):
@@ -199,10 +330,10 @@ class MirrorTest(unittest.TestCase):
 class SuiteRunTest(unittest.TestCase):
     """Whole runs against fake chapter binaries."""
 
-    def run_shapes(self, *options, **env):
+    def run_shapes(self, *options, chapters=shapes.CHAPTERS + ISSUE16, **env):
         self.tmp = tempfile.TemporaryDirectory()
         root = Path(self.tmp.name)
-        fake_build_dir(root / "build", shapes.CHAPTERS)
+        fake_build_dir(root / "build", chapters)
         self.results = root / "results"
         return subprocess.run(
             [sys.executable, str(SCRIPTS / "shapes.py"), "--no-build", "--build-dir",
@@ -267,7 +398,16 @@ class SuiteRunTest(unittest.TestCase):
                              (["--sawtooth", "a:b"], "expected START:STOP:STEP"),
                              (["--samples", "0"], "--samples must be >= 1"),
                              (["--time-budget", "-1"], "--time-budget must be > 0"),
-                             (["--frobnicate"], "unrecognized arguments: --frobnicate")]:
+                             (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+                             (["--chapters", "99"], "unknown chapter '99'"),
+                             (["--chapters", "08", "--sawtooth", "1024:2048:1024"],
+                              "--chapters does not combine with --sawtooth"),
+                             (["--extra", "--sawtooth", "1024:2048:1024"],
+                              "--extra does not combine with --sawtooth"),
+                             (["--shapes", "1,2,3;4,5"], "expected M,N,K"),
+                             (["--shapes", ";"], "expected M,N,K[;M,N,K...]"),
+                             (["--render-only", "--chapters", "08", "--shapes", "1,2,3"],
+                              "--render-only runs nothing")]:
             with self.subTest(options=options):
                 proc = self.run_shapes(*options)
                 self.assertEqual(proc.returncode, 2, proc.stderr)
@@ -275,6 +415,90 @@ class SuiteRunTest(unittest.TestCase):
                 self.assertTrue(proc.stderr.startswith("error: "), proc.stderr)
                 self.assertIn(why, proc.stderr)
                 self.tmp.cleanup()
+
+    def test_chapters_write_their_own_files(self):
+        # The default run first: the --chapters run must leave its files as they are.
+        self.assertEqual(self.run_shapes("--shapes", "256,256,256").returncode, 0)
+        default = {p.name: p.read_bytes() for p in self.results.rglob("*") if p.is_file()}
+        options = ["--no-build", "--build-dir", str(Path(self.tmp.name) / "build"),
+                   "--results-dir", str(self.results)]
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), *options,
+                               "--chapters", "tensor_cores", "09", "--extra", "--samples", "5"],
+                              capture_output=True, text=True, env=environment())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        for name, data in default.items():
+            self.assertEqual(next(self.results.rglob(name)).read_bytes(), data, name)
+        document = json.loads((self.results / "shapes_08_09.json").read_text())
+        self.assertEqual(len(document["rows"]), 2 * (len(shapes.SUITE) + len(shapes.EXTRA)))
+        self.assertEqual([c["chapter"] for c in document["chapters"]], ISSUE16)
+        self.assertEqual({(r["chapter"], r["precision"]) for r in document["rows"]},
+                         {("08_tensor_cores", "TF32"), ("09_3xtf32", "FP32")})
+        self.assertIn("--chapters tensor_cores 09 --extra", document["environment"]["command"])
+        # The fake 08 reaches 40 % of cuBLAS TF32 only at its largest shapes; the fake 09 is
+        # faster than cuBLAS FP32 everywhere.
+        holds = {f["floor"].split(" of ")[0] + (" large" if "2^30" in f["floor"] else " small"):
+                 f["holds"] for f in document["floors"]}
+        self.assertEqual(holds, {"08 >= 40 % large": False, "08 >= 25 % small": True,
+                                 "09 >= 100 % large": True, "09 >= 25 % small": True})
+        table = (self.results / "shapes_08_09.md").read_text()
+        self.assertEqual(proc.stdout, table)
+        self.assertIn("| 96×96×1048576 | issue16 | yes |", table)
+        self.assertIn("| 08 >= 40 % of cuBLAS TF32 where M*N*K >= 2^30 (issue 16) | **no** | "
+                      "lowest ", table)
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return
+        figure = self.results / "figures" / "shapes_08_09.png"
+        self.assertEqual(figure.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+        # --render-only redraws them from the JSON.
+        (self.results / "shapes_08_09.md").unlink()
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), "--render-only",
+                               "--chapters", "08", "09", "--results-dir", str(self.results)],
+                              capture_output=True, text=True, env=environment())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual((self.results / "shapes_08_09.md").read_text(), table)
+
+    def test_chapters_check_floors_and_wrong_result_exit_1(self):
+        proc = self.run_shapes("--chapters", "08", "09", "--check-floors")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("floors: some do not hold (see shapes_08_09.md)", proc.stderr)
+        self.tmp.cleanup()
+        proc = self.run_shapes("--chapters", "09", "--check-floors", "--shapes",
+                               "4096,4096,4096;256,256,256")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.tmp.cleanup()
+        # A floor without a shape to measure it does not hold (here: no smaller shape).
+        proc = self.run_shapes("--chapters", "09", "--check-floors", "--shapes", "4096,4096,4096")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.tmp.cleanup()
+        proc = self.run_shapes("--chapters", "08", "09", "--shapes", "256,256,256",
+                               FAKE_CHAPTER_FAIL="09_3xtf32")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("| 256³ | issue | no |", proc.stdout)
+        self.assertIn("| PASS/FAIL |", proc.stdout)
+
+    def test_chapters_missing_binary_or_no_gpu_is_exit_3(self):
+        proc = self.run_shapes("--chapters", "08", "09", chapters=["08_tensor_cores"])
+        self.assertEqual(proc.returncode, 3)
+        self.assertEqual(proc.stderr.strip(), "error: no binary for 09_3xtf32 in "
+                         f"{Path(self.tmp.name).resolve() / 'build' / 'bin'} "
+                         "(build first, or drop --no-build)")
+        self.tmp.cleanup()
+        proc = self.run_shapes("--chapters", "08", "09", FAKE_CHAPTER_NO_GPU="1")
+        self.assertEqual(proc.returncode, 3)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        self.assertEqual(len(errors), 1, proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertFalse((self.results / "shapes_08_09.json").exists())
+
+    def test_shapes_and_extra_in_the_default_run(self):
+        proc = self.run_shapes("--shapes", "4096,4100,4096;7,7,7", "--extra")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        document = json.loads((self.results / "shapes.json").read_text())
+        self.assertEqual(document["suite"], [[4096, 4100, 4096, "issue"], [7, 7, 7, "custom"]]
+                         + [list(s) for s in shapes.EXTRA])
+        self.assertEqual(len(document["rows"]), 2 * 5)
 
     def test_render_only_without_json_is_usage_error(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// Split-K, as chapter 07 teaches it (07_any_shape/README.md, "Split-K"), for the chapters after
+// it: when the blocks of one pass over K cannot fill the GPU, K is cut into slices computed by
+// different blocks (blockIdx.z), each writing its raw partial tile into a workspace; a second
+// kernel adds the slices in a fixed order and applies alpha and beta. No atomics: for a given
+// plan the additions happen in the same order on every run, so C is bit-identical run to run.
+// The plan is host code (tests/host/split_k_test.cpp checks it); the reduction is device code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/grid.h"
+#include "common/harness.h"
+
+namespace sgemm {
+
+// More slices than this add little (each slice still streams its own A and B) and cost
+// workspace; K of 2^20 cut 256 ways still leaves 4096-deep slices.
+inline constexpr int kMaxSplits = 256;
+
+struct SplitK {
+  int splits = 1;  // K slices; 1: no split-K
+  int k_slice =
+      0;  // k per slice, a multiple of the kernel's K tile (the last slice may be shorter)
+};
+
+// How many K slices, for `tiles` blocks per pass over K when `slots` blocks run at once
+// (SMs x blocks per SM). A grid of at least one wave keeps every SM busy already, and cutting
+// it further only adds partial sums to move (2 x M x N x 4 bytes per extra slice): no split.
+// A grid under one wave leaves SMs idle for the whole run; floor(slots / tiles) slices keep every
+// block in that one wave while each block's K shrinks by the same factor (more slices would make
+// a second wave and gain nothing: ceil(tiles x s / slots) x K / s does not fall). A slice is never
+// shorter than min_slice_tiles K tiles: a slice shorter than the pipeline never fills it.
+inline SplitK plan_split_k(int64_t tiles, int slots, int k, int block_k, int min_slice_tiles) {
+  SplitK plan{1, k};
+  if (tiles <= 0 || tiles >= slots) return plan;
+  const int k_tiles = ceil_div(k, block_k);
+  int64_t splits = slots / tiles;
+  if (splits > k_tiles / min_slice_tiles) splits = k_tiles / min_slice_tiles;
+  if (splits > kMaxSplits) splits = kMaxSplits;
+  if (splits < 2) return plan;
+  plan.k_slice = ceil_div(k_tiles, static_cast<int>(splits)) * block_k;
+  plan.splits = ceil_div(k, plan.k_slice);  // every slice starts below k
+  return plan;
+}
+
+// Floats per slice in the workspace: M x N rounded up to a float4, so every slice starts on 16
+// bytes.
+inline int64_t split_k_slice_floats(const Problem& p) {
+  return (static_cast<int64_t>(p.m) * p.n + 3) / 4 * 4;
+}
+
+inline size_t split_k_workspace_bytes(const Problem& p, const SplitK& plan) {
+  return plan.splits > 1
+             ? static_cast<size_t>(plan.splits) * split_k_slice_floats(p) * sizeof(float)
+             : 0;
+}
+
+#if defined(__CUDACC__)
+
+// The signature of a kernel that computes one K slice per blockIdx.z: slice z covers k in
+// [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice (the launcher passes the
+// workspace, alpha = 1 and beta = 0 when there are several slices); A keeps its leading
+// dimension k. One slice: gridDim.z = 1, k_slice = k, straight into C.
+using SlicedKernel = void(int m, int n, int k, int k_slice, float alpha, const float* A,
+                          const float* B, float beta, float* C, int64_t c_slice);
+
+inline constexpr int kReduceThreads = 256;
+
+// C = alpha * (sum of the slices) + beta * C over the M x N elements of C, read as one flat
+// array (C is dense). Each thread owns one float4 of C; the block's threads form kGroups groups,
+// group g adding slices g, g + kGroups, ... in that order, then group 0 adding the groups' sums
+// in the order 1, 2, ... . Many slices and few elements (K = 2^20, 64 x 64) would otherwise leave
+// one thread walking 256 slices. The elements past the last whole float4 go one by one.
+template <int kGroups>
+__global__ void __launch_bounds__(kReduceThreads)
+    reduce_split_k(int64_t count, int splits, int64_t slice_floats, float alpha,
+                   const float* __restrict__ partial, float beta, float* __restrict__ C) {
+  constexpr int kColumns = kReduceThreads / kGroups;  // float4s of C per block
+  __shared__ float4 group_sum[kGroups][kColumns];
+  const int column = threadIdx.x % kColumns;
+  const int group = threadIdx.x / kColumns;
+  const int64_t i = 4 * (static_cast<int64_t>(blockIdx.x) * kColumns + column);
+  const bool whole = i + 4 <= count;
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (whole) {
+#pragma unroll 4
+    for (int z = group; z < splits; z += kGroups) {
+      const float4 v = *reinterpret_cast<const float4*>(partial + z * slice_floats + i);
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
+    }
+  }
+  if constexpr (kGroups > 1) {
+    group_sum[group][column] = sum;
+    __syncthreads();
+    if (group != 0) return;
+    for (int g = 1; g < kGroups; ++g) {
+      sum.x += group_sum[g][column].x;
+      sum.y += group_sum[g][column].y;
+      sum.z += group_sum[g][column].z;
+      sum.w += group_sum[g][column].w;
+    }
+  }
+  if (whole) {
+    // beta == 0: C is not read (it may hold NaN).
+    float4 out = make_float4(alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w);
+    if (beta != 0.0f) {
+      const float4 old = *reinterpret_cast<const float4*>(C + i);
+      out.x += beta * old.x;
+      out.y += beta * old.y;
+      out.z += beta * old.z;
+      out.w += beta * old.w;
+    }
+    *reinterpret_cast<float4*>(C + i) = out;
+  } else if (group == 0) {
+    for (int64_t e = i; e < count; ++e) {
+      float last = partial[e];
+      for (int z = 1; z < splits; ++z) last += partial[z * slice_floats + e];
+      C[e] = beta != 0.0f ? alpha * last + beta * C[e] : alpha * last;
+    }
+  }
+}
+
+// Adds the plan's slices (the workspace) into C. Groups per block (1, 4, 16 or 64): the fewest
+// that still give every SM two blocks, never more groups than slices.
+inline void reduce_split_k_slices(const Problem& p, int splits, const float* partial, float* C,
+                                  cudaStream_t stream) {
+  const int64_t count = static_cast<int64_t>(p.m) * p.n;
+  const int64_t float4s = (count + 3) / 4;
+  int groups = 1;
+  while (groups < 64 && groups * 4 <= splits &&
+         (float4s + kReduceThreads / groups - 1) / (kReduceThreads / groups) < 2 * sm_count()) {
+    groups *= 4;
+  }
+  const int64_t columns = kReduceThreads / groups;
+  const unsigned blocks = static_cast<unsigned>((float4s + columns - 1) / columns);
+  const int64_t stride = split_k_slice_floats(p);
+  switch (groups) {
+    case 1:
+      reduce_split_k<1><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
+                                                               partial, p.beta, C);
+      break;
+    case 4:
+      reduce_split_k<4><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
+                                                               partial, p.beta, C);
+      break;
+    case 16:
+      reduce_split_k<16><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
+                                                                partial, p.beta, C);
+      break;
+    default:
+      reduce_split_k<64><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
+                                                                partial, p.beta, C);
+      break;
+  }
+}
+
+// Blocks of `kernel` one SM holds (registers, shared memory).
+inline int blocks_per_sm(SlicedKernel* kernel, int threads, int smem_bytes) {
+  int blocks = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem_bytes);
+  return blocks > 0 ? blocks : 1;
+}
+
+// Launches `kernel` (block_m x block_n tiles of C) over every slice of the plan, then the
+// reduction when there are several. The grid: x over N, y over M (in slabs of 65535 block rows,
+// common/grid.h), z over the slices.
+inline void launch_split_k(const Problem& p, const SplitK& split, SlicedKernel* kernel, int block_m,
+                           int block_n, int threads, int smem_bytes, const float* A, const float* B,
+                           float* C, cudaStream_t stream) {
+  const bool sliced = split.splits > 1;
+  float* const out = sliced ? static_cast<float*>(p.workspace) : C;
+  const int64_t slice = sliced ? split_k_slice_floats(p) : 0;
+  for_each_row_slab(p, block_m, [&](int64_t row0, int rows) {
+    const dim3 grid(ceil_div(p.n, block_n), ceil_div(rows, block_m), split.splits);
+    kernel<<<grid, threads, smem_bytes, stream>>>(rows, p.n, p.k, split.k_slice,
+                                                  sliced ? 1.0f : p.alpha, A + row0 * p.k, B,
+                                                  sliced ? 0.0f : p.beta, out + row0 * p.n, slice);
+  });
+  if (sliced) reduce_split_k_slices(p, split.splits, out, C, stream);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace sgemm

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// The split-K plan of the tensor-core chapters (common/split_k.h): no split for a grid of at
+// least one wave, one wave's worth of slices under it, never a slice shorter than the pipeline,
+// every slice starting below K.
+#include "common/split_k.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using sgemm::plan_split_k;
+using sgemm::SplitK;
+
+// The slices cover [0, K) exactly once: every slice starts below K, the last one may be short.
+void expect_covers(const SplitK& s, int k) {
+  ASSERT_GE(s.splits, 1);
+  EXPECT_LT(static_cast<int64_t>(s.splits - 1) * s.k_slice, k);
+  EXPECT_GE(static_cast<int64_t>(s.splits) * s.k_slice, k);
+}
+
+TEST(SplitK, AFullWaveIsNotSplit) {
+  const SplitK s = plan_split_k(/*tiles=*/132, /*slots=*/132, /*k=*/8192, /*block_k=*/32, 3);
+  EXPECT_EQ(s.splits, 1);
+  EXPECT_EQ(s.k_slice, 8192);
+  EXPECT_EQ(plan_split_k(1000, 132, 8192, 32, 3).splits, 1);
+}
+
+TEST(SplitK, UnderOneWaveFillsIt) {
+  // 8192 x 128 x 8192 in 128 x 256 tiles: 64 blocks, 132 slots -> 2 slices of 4096.
+  const SplitK s = plan_split_k(64, 132, 8192, 32, 3);
+  EXPECT_EQ(s.splits, 2);
+  EXPECT_EQ(s.k_slice, 4096);
+  expect_covers(s, 8192);
+  // One block: as many slices as slots, each a whole number of K tiles.
+  const SplitK t = plan_split_k(1, 264, 1 << 20, 32, 3);
+  EXPECT_EQ(t.splits, 256);  // kMaxSplits
+  EXPECT_EQ(t.k_slice % 32, 0);
+  expect_covers(t, 1 << 20);
+}
+
+TEST(SplitK, SlicesNeverShorterThanThePipeline) {
+  // 16 K tiles, 3 stages: at most 5 slices however many slots are idle.
+  const SplitK s = plan_split_k(4, 264, 512, 32, 3);
+  EXPECT_LE(s.splits, 5);
+  EXPECT_GE(s.k_slice, 3 * 32);
+  expect_covers(s, 512);
+  // K shorter than two pipelines: no split.
+  EXPECT_EQ(plan_split_k(1, 264, 150, 32, 3).splits, 1);
+}
+
+TEST(SplitK, OddKIsCoveredExactly) {
+  for (int k : {97, 1000, 4099, 65537, 262143}) {
+    const SplitK s = plan_split_k(2, 132, k, 32, 3);
+    expect_covers(s, k);
+    if (s.splits > 1) EXPECT_EQ(s.k_slice % 32, 0) << k;
+    if (k >= 4099) EXPECT_GT(s.splits, 1) << k;
+  }
+}
+
+TEST(SplitK, WorkspaceHoldsEverySliceOnSixteenBytes) {
+  sgemm::Problem p;
+  p.m = 5;
+  p.n = 3;
+  p.k = 1 << 16;
+  EXPECT_EQ(sgemm::split_k_slice_floats(p), 16);
+  EXPECT_EQ(sgemm::split_k_workspace_bytes(p, SplitK{1, p.k}), 0u);
+  EXPECT_EQ(sgemm::split_k_workspace_bytes(p, SplitK{4, 16384}), 4u * 16 * sizeof(float));
+}
+
+}  // namespace
