@@ -27,10 +27,12 @@
 
 #include <cuda_runtime.h>
 
+#include "common/check.h"
 #include "common/cp_async.h"
 #include "common/grid.h"
 #include "common/harness.h"
 #include "common/mma_sync.h"
+#include "common/split_k.h"
 #include "common/tf32.h"
 
 // Tile shape (BM, BN, BK, WM, WN, STAGES), chosen on the H100: README.md, "Choosing the tile".
@@ -50,6 +52,15 @@
 #endif
 #ifndef SGEMM_ROUND_TF32
 #define SGEMM_ROUND_TF32 1
+#endif
+// SGEMM_PREFETCH = 0 loads each k-step's fragments just before its mma (README.md, "The
+// pipeline", measures the prefetch).
+#ifndef SGEMM_PREFETCH
+#define SGEMM_PREFETCH 1
+#endif
+// SGEMM_SPLIT_K = 0 never cuts K (README.md, "Every shape", measures what split-K brings).
+#ifndef SGEMM_SPLIT_K
+#define SGEMM_SPLIT_K 1
 #endif
 
 namespace {
@@ -79,6 +90,8 @@ struct Tile {
   // B fragments as float4s: a thread's kFragsN values of one k row sit side by side in sB
   // (columns permuted, see warp_column()), so it reads them with kFragsN / 4 LDS.128.
   static constexpr bool kVectorB = SGEMM_VECTOR_B;
+  static constexpr bool kPrefetch = SGEMM_PREFETCH;
+  static constexpr int kSteps = kBlockK / kMmaK;  // mma k-steps per K tile
 
   // sA[m][k]: rows of kBlockK + 4 floats. The 8 rows an ldmatrix phase reads (16 bytes each) then
   // start 4 banks apart and cover all 32 banks. sB[k][n]: rows padded so that the B fragment
@@ -118,6 +131,8 @@ struct Tile {
   static_assert(kThreads % kChunksB == 0 && kBlockK % kRowsPerPassB == 0,
                 "every thread copies the same number of chunks of B");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
+  static_assert(!kPrefetch || kSteps % 2 == 0,
+                "the next tile's first fragments go to register set 0: an even number of k-steps");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
 };
 
@@ -258,13 +273,25 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan& plan, const floa
 }
 
 // kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedN: N % 4 == 0 (rows of B and C).
+// Split-K (chapter 07, common/split_k.h): block z covers k in [z * k_slice, min(k, (z + 1) *
+// k_slice)) and writes C + z * c_slice; A keeps its leading dimension k. Without split-K,
+// gridDim.z = 1 and k_slice = k.
 template <class T, bool kAlignedK, bool kAlignedN>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
-    sgemm_tensor_cores(int m, int n, int k, float alpha, const float* __restrict__ A,
-                       const float* __restrict__ B, float beta, float* __restrict__ C) {
+    sgemm_tensor_cores(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
+                       const float* __restrict__ B, float beta, float* __restrict__ C,
+                       int64_t c_slice) {
   extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for cp.async and ldmatrix
   float* const smem = reinterpret_cast<float*>(smem_raw);
   // Stage s: sA = smem + s * kStageFloats (kBlockM x kStrideA), sB right after it.
+
+  // The slice, never empty (the launcher starts every slice below k); k_slice is a multiple of
+  // kBlockK, so a slice of A starts on 16 bytes whenever K % 4 == 0.
+  const int k_begin = blockIdx.z * k_slice;
+  const int k_len = min(k_slice, k - k_begin);
+  A += k_begin;
+  B += static_cast<int64_t>(k_begin) * n;
+  C += blockIdx.z * c_slice;
 
   const int tid = threadIdx.x;
   const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
@@ -289,11 +316,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const uint32_t a_frag = smem_base + (ld_row * T::kStrideA + ld_col) * sizeof(float);
   const int b_frag = T::kSizeA + t * T::kStrideB + warp_col + warp_column<T>(0, g);  // b0, j = 0
 
-  const int num_tiles = ceil_div(k, T::kBlockK);
+  const int num_tiles = ceil_div(k_len, T::kBlockK);
 
   auto issue = [&](int tile, int stage) {
     issue_tile<T, kAlignedK, kAlignedN>(smem + stage * T::kStageFloats, plan, A, B, n, rows_left,
-                                        k - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
+                                        k_len - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
   };
 
   // Prologue 2: start the first kStages - 1 tiles. Every iteration commits exactly one group
@@ -306,60 +333,113 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 
   float acc[T::kFragsM][T::kFragsN][4] = {};
-
-  // Main loop. Iteration t: wait until tile t has landed; the barrier also says every warp has
-  // finished computing tile t - 1, whose stage is then refilled with tile t + kStages - 1 while
-  // tile t is computed.
   int read_stage = 0;
   int write_stage = T::kStages - 1;
-  for (int tile = 0; tile < num_tiles; ++tile) {
-    sgemm::cp_async_wait<T::kStages - 2>();
-    __syncthreads();
-    if (tile + T::kStages - 1 < num_tiles) issue(tile + T::kStages - 1, write_stage);
-    sgemm::cp_async_commit();
+  auto next_stage = [](int stage) { return stage + 1 == T::kStages ? 0 : stage + 1; };
 
-    const uint32_t a_stage = a_frag + read_stage * T::kStageFloats * sizeof(float);
-    const float* b_stage = smem + read_stage * T::kStageFloats + b_frag;
+  // The fragments of k-step kk of a stage as they lie in shared memory: one ldmatrix per 16 x 8
+  // block of A, two 4-byte loads per 8 x 8 block of B (or float4s, kVectorB). Not rounded yet.
+  auto load_fragments = [&](uint32_t(&rA)[T::kFragsM][4], uint32_t(&rB)[T::kFragsN][2], int stage,
+                            int kk) {
+    const uint32_t a_stage = a_frag + stage * T::kStageFloats * sizeof(float);
+    const float* b_stage = smem + stage * T::kStageFloats + b_frag;
 #pragma unroll
-    for (int kk = 0; kk < T::kBlockK; kk += kMmaK) {
-      // Fragments of this k-step: one ldmatrix per 16 x 8 block of A, two loads per 8 x 8 block
-      // of B, each value rounded to TF32.
-      uint32_t rA[T::kFragsM][4];
-      uint32_t rB[T::kFragsN][2];
+    for (int i = 0; i < T::kFragsM; ++i) {
+      sgemm::ldmatrix_x4(rA[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
+    }
+    if constexpr (T::kVectorB) {
 #pragma unroll
-      for (int i = 0; i < T::kFragsM; ++i) {
-        sgemm::ldmatrix_x4(rA[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
+      for (int r = 0; r < 2; ++r) {
 #pragma unroll
-        for (int r = 0; r < 4; ++r) rA[i][r] = round_operand(__uint_as_float(rA[i][r]));
-      }
-      if constexpr (T::kVectorB) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-#pragma unroll
-          for (int q = 0; q < T::kFragsN / 4; ++q) {
-            const float4 v =
-                *reinterpret_cast<const float4*>(b_stage + (kk + 4 * r) * T::kStrideB + 4 * q);
-            rB[4 * q + 0][r] = round_operand(v.x);
-            rB[4 * q + 1][r] = round_operand(v.y);
-            rB[4 * q + 2][r] = round_operand(v.z);
-            rB[4 * q + 3][r] = round_operand(v.w);
-          }
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < T::kFragsN; ++j) {
-          rB[j][0] = round_operand(b_stage[kk * T::kStrideB + j * kMmaN]);
-          rB[j][1] = round_operand(b_stage[(kk + 4) * T::kStrideB + j * kMmaN]);
+        for (int q = 0; q < T::kFragsN / 4; ++q) {
+          const float4 v =
+              *reinterpret_cast<const float4*>(b_stage + (kk + 4 * r) * T::kStrideB + 4 * q);
+          rB[4 * q + 0][r] = __float_as_uint(v.x);
+          rB[4 * q + 1][r] = __float_as_uint(v.y);
+          rB[4 * q + 2][r] = __float_as_uint(v.z);
+          rB[4 * q + 3][r] = __float_as_uint(v.w);
         }
       }
+    } else {
 #pragma unroll
-      for (int i = 0; i < T::kFragsM; ++i) {
-#pragma unroll
-        for (int j = 0; j < T::kFragsN; ++j) sgemm::mma_tf32(acc[i][j], rA[i], rB[j]);
+      for (int j = 0; j < T::kFragsN; ++j) {
+        rB[j][0] = __float_as_uint(b_stage[kk * T::kStrideB + j * kMmaN]);
+        rB[j][1] = __float_as_uint(b_stage[(kk + 4) * T::kStrideB + j * kMmaN]);
       }
     }
-    read_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
-    write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
+  };
+  // One k-step: every fragment value rounded to TF32, then kFragsM x kFragsN mma.
+  auto multiply = [&](uint32_t(&rA)[T::kFragsM][4], uint32_t(&rB)[T::kFragsN][2]) {
+#pragma unroll
+    for (int i = 0; i < T::kFragsM; ++i) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) rA[i][r] = round_operand(__uint_as_float(rA[i][r]));
+    }
+#pragma unroll
+    for (int j = 0; j < T::kFragsN; ++j) {
+      rB[j][0] = round_operand(__uint_as_float(rB[j][0]));
+      rB[j][1] = round_operand(__uint_as_float(rB[j][1]));
+    }
+#pragma unroll
+    for (int i = 0; i < T::kFragsM; ++i) {
+#pragma unroll
+      for (int j = 0; j < T::kFragsN; ++j) sgemm::mma_tf32(acc[i][j], rA[i], rB[j]);
+    }
+  };
+
+  // K and N both not multiples of 4: the 4-byte copies of both operands keep more addresses
+  // live, and a second set of fragments no longer fits in 255 registers on sm_80 (ptxas spills
+  // 108 bytes), so that instantiation loads each k-step's fragments just before its mma.
+  constexpr bool kPrefetch = T::kPrefetch && (kAlignedK || kAlignedN);
+  if constexpr (kPrefetch) {
+    // Main loop with the fragments prefetched (README.md, "The pipeline"). At k-step s the raw
+    // fragments of step s + 1 are loaded, then step s is rounded and multiplied: the loads are in
+    // flight while the mma issue, and no rounding instruction waits on a load just issued. At
+    // the last step of K tile t the warp waits for tile t + 1 and loads its first fragments
+    // before the last mma of tile t, so the tensor pipe does not drain at the barrier. That
+    // barrier also says every warp holds all of tile t's fragments in registers, so tile t's
+    // stage is free for the copies issued at the top of the next iteration (tile t + kStages).
+    uint32_t rA[2][T::kFragsM][4];
+    uint32_t rB[2][T::kFragsN][2];
+    sgemm::cp_async_wait<T::kStages - 2>();
+    __syncthreads();
+    load_fragments(rA[0], rB[0], 0, 0);
+    for (int tile = 0; tile < num_tiles; ++tile) {
+      if (tile + T::kStages - 1 < num_tiles) issue(tile + T::kStages - 1, write_stage);
+      sgemm::cp_async_commit();
+#pragma unroll
+      for (int s = 0; s < T::kSteps; ++s) {
+        if (s == T::kSteps - 1) {
+          // Every iteration commits one group, so "tile t + 1 has landed" is "at most kStages -
+          // 2 groups pending". After the last tile the loads below read a stage no mma uses.
+          sgemm::cp_async_wait<T::kStages - 2>();
+          __syncthreads();
+          read_stage = next_stage(read_stage);
+          write_stage = next_stage(write_stage);
+        }
+        load_fragments(rA[(s + 1) % 2], rB[(s + 1) % 2], read_stage, (s + 1) % T::kSteps * kMmaK);
+        multiply(rA[s % 2], rB[s % 2]);
+      }
+    }
+  } else {
+    // Main loop without prefetch (the attribution's variant_no_prefetch). Iteration t: wait
+    // until tile t has landed; the barrier also says every warp has finished computing tile
+    // t - 1, whose stage is then refilled with tile t + kStages - 1 while tile t is computed.
+    for (int tile = 0; tile < num_tiles; ++tile) {
+      sgemm::cp_async_wait<T::kStages - 2>();
+      __syncthreads();
+      if (tile + T::kStages - 1 < num_tiles) issue(tile + T::kStages - 1, write_stage);
+      sgemm::cp_async_commit();
+#pragma unroll
+      for (int s = 0; s < T::kSteps; ++s) {
+        uint32_t rA[T::kFragsM][4];
+        uint32_t rB[T::kFragsN][2];
+        load_fragments(rA, rB, read_stage, s * kMmaK);
+        multiply(rA, rB);
+      }
+      read_stage = next_stage(read_stage);
+      write_stage = next_stage(write_stage);
+    }
   }
 
   // Epilogue: C = alpha * acc + beta * C. With beta == 0, C is never read (it may hold NaN).
@@ -431,55 +511,78 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 }
 
-// Launches one tile shape over the whole problem, in the instantiation for K % 4 and N % 4
-// (16-byte or 4-byte copies).
+// The kernel for K % 4 and N % 4 (16-byte or 4-byte copies), its shared memory allowed once.
 template <class T>
-void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float* C,
-                 cudaStream_t stream) {
-  using Kernel = void(int, int, int, float, const float*, const float*, float, float*);
+sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
   // [K % 4 == 0][N % 4 == 0]
-  Kernel* const kernels[2][2] = {
+  static sgemm::SlicedKernel* const kernels[2][2] = {
       {&sgemm_tensor_cores<T, false, false>, &sgemm_tensor_cores<T, false, true>},
       {&sgemm_tensor_cores<T, true, false>, &sgemm_tensor_cores<T, true, true>}};
-  // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
-  static const bool raised = [&] {
+  static const bool raised = [] {
+    // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
     for (auto& row : kernels) {
-      for (Kernel* kernel : row) {
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+      for (sgemm::SlicedKernel* kernel : row) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        T::kSmemBytes));
       }
     }
     return true;
   }();
   (void)raised;
-  Kernel* kernel = kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
-  sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
-    const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM));
-    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B,
-                                                         p.beta, C + row0 * p.n);
-  });
+  return kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
 }
 
-// The big tile when it gives every SM at least one block, the small one otherwise (README.md,
-// "Small problems").
-bool takes_small_tile(const sgemm::Problem& p) {
+// How the launcher cuts a problem (README.md, "Every shape"): chapter 07's two decisions. The
+// big tile when its blocks give every SM at least one, the small one otherwise; then split-K
+// (common/split_k.h) when even those blocks leave SMs idle.
+struct Plan {
+  bool small_tile;
+  sgemm::SplitK split;
+};
+
+template <class T>
+sgemm::SplitK split_for(const sgemm::Problem& p) {
+  static const int slots =
+      sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T>(p), T::kThreads, T::kSmemBytes);
+  const int64_t tiles = static_cast<int64_t>(ceil_div(p.m, T::kBlockM)) * ceil_div(p.n, T::kBlockN);
+  if (!SGEMM_SPLIT_K) return {1, p.k};
+  return sgemm::plan_split_k(tiles, slots, p.k, T::kBlockK, T::kStages);
+}
+
+Plan plan_for(const sgemm::Problem& p) {
   const int64_t big_tiles =
       static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  return big_tiles < sgemm::sm_count();
+  const bool small_tile = big_tiles < sgemm::sm_count();
+  return {small_tile, small_tile ? split_for<SmallTile>(p) : split_for<MainTile>(p)};
+}
+
+template <class T>
+void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
+                 const float* B, float* C, cudaStream_t stream) {
+  sgemm::launch_split_k(p, split, kernel_for<T>(p), T::kBlockM, T::kBlockN, T::kThreads,
+                        T::kSmemBytes, A, B, C, stream);
 }
 
 void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B, float* C,
                          cudaStream_t stream) {
-  if (takes_small_tile(p)) {
-    launch_tile<SmallTile>(p, A, B, C, stream);
+  Plan plan = plan_for(p);
+  // The harness allocates workspace_bytes(p); should it hold less, one pass over K.
+  if (sgemm::split_k_workspace_bytes(p, plan.split) > p.workspace_size) plan.split = {1, p.k};
+  if (plan.small_tile) {
+    launch_tile<SmallTile>(p, plan.split, A, B, C, stream);
   } else {
-    launch_tile<MainTile>(p, A, B, C, stream);
+    launch_tile<MainTile>(p, plan.split, A, B, C, stream);
   }
+}
+
+size_t workspace_bytes(const sgemm::Problem& p) {
+  return sgemm::split_k_workspace_bytes(p, plan_for(p).split);
 }
 
 // The tile the launcher takes for this problem, for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return takes_small_tile(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  return plan_for(p).small_tile ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+                                : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
 }
 
 }  // namespace
@@ -494,5 +597,6 @@ int main(int argc, char** argv) {
   sgemm::Chapter chapter{"08_tensor_cores", title.c_str(), &launch_tensor_cores,
                          kTile.block_m,     kTile.block_n, &tile_for};
   chapter.precision = sgemm::Precision::kTf32;
+  chapter.workspace_bytes = &workspace_bytes;
   return sgemm::run_chapter(chapter, argc, argv);
 }
