@@ -12,28 +12,34 @@
 // dropped): three mma.sync per product instead of one. The split alone is not enough: the tensor
 // cores add into their FP32 accumulator with less care than an FP32 add (README.md, "Where the
 // error goes: the accumulation"), so every kPromote k-steps the tensor-core partial sums are added
-// into separate FP32 accumulators on the CUDA cores and restarted from zero. Everything else is
-// chapter 08's kernel: cp.async pipeline, padded shared memory, ldmatrix for A (the wrappers in
-// common/). Precision contract: FP32 (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with
-// the FP32 tolerance; its speed is compared with that mode) for finite inputs whose products and
-// sums are finite in FP32 and whose nonzero elements are at least 2^-114 in magnitude; smaller ones
-// have subnormal small parts, which TF32 holds only to multiples of 2^-136 (README.md, "The
-// range"). Limits: sm_80 or newer (TF32 mma.sync); every shape. Example: build/bin/09_3xtf32 --size
-// 4096
+// into separate FP32 accumulators on the CUDA cores and restarted from zero. The pipeline is
+// chapter 08's (cp.async, padded shared memory, ldmatrix for A: the wrappers in common/), with
+// three changes for speed: each element is split once per block, in shared memory, by the thread
+// that copied it, not once per warp that reads it (split_own_chunks()); B sits in "pair rows" so
+// that one LDS.128 gives the (b0, b1) register pairs of two mma (Tile::kStrideB); the fragments of
+// the next k-step are read while the mma of this one run (the main loop). Precision contract: FP32
+// (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32 tolerance; its speed is
+// compared with that mode) for finite inputs whose products and sums are finite in FP32 and whose
+// nonzero elements are at least 2^-114 in magnitude; smaller ones have subnormal small parts, which
+// TF32 holds only to multiples of 2^-136 (README.md, "The range"). Limits: sm_80 or newer (TF32
+// mma.sync); every shape. Example: build/bin/09_3xtf32 --size 4096
 
 #include <cstdint>
 #include <string>
 
 #include <cuda_runtime.h>
 
+#include "common/check.h"
 #include "common/cp_async.h"
 #include "common/grid.h"
 #include "common/harness.h"
 #include "common/mma_sync.h"
+#include "common/split_k.h"
 #include "common/tf32.h"
 
 // Tile shape (BM, BN, BK, WM, WN, STAGES), chosen on the H100: README.md, "Choosing the tile".
-// Two sets of accumulators (tensor-core partial sums and FP32 totals) per thread: 64 x 32 warps.
+// Two sets of accumulators (tensor-core partial sums and FP32 totals) per thread: 64 x 32 warps
+// (sB's pair rows take 32-column warps only).
 // The tuning build (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
 #ifndef SGEMM_TILE
 #define SGEMM_TILE 128, 128, 32, 64, 32, 3
@@ -44,11 +50,16 @@
 #ifndef SGEMM_PROMOTE
 #define SGEMM_PROMOTE 4
 #endif
-// SGEMM_VECTOR_B = 0 reads the B fragments with one 4-byte load per value (chapter 08's default)
-// instead of float4s (chapter 08's SGEMM_VECTOR_B layout): README.md, "Attribution and
-// variants", measures both.
-#ifndef SGEMM_VECTOR_B
-#define SGEMM_VECTOR_B 1
+// SGEMM_SPLIT_IN_SHARED = 0 skips the split in shared memory: shared memory holds the raw tiles
+// (half the bytes) and each warp splits the fragment values it reads, in registers, at every
+// k-step, as a per-warp split must. README.md, "Attribution and variants", measures both.
+#ifndef SGEMM_SPLIT_IN_SHARED
+#define SGEMM_SPLIT_IN_SHARED 1
+#endif
+// SGEMM_SPLIT_K = 0 never cuts K (README.md, "Every shape", measures what split-K brings; for 09
+// it is also the accuracy test's mutant on long K).
+#ifndef SGEMM_SPLIT_K
+#define SGEMM_SPLIT_K 1
 #endif
 
 namespace {
@@ -75,33 +86,53 @@ struct Tile {
   static constexpr int kFragsM = kWarpM / kMmaM;  // mma tiles of a warp along M ...
   static constexpr int kFragsN = kWarpN / kMmaN;  // ... and along N
 
-  // B fragments as float4s: a thread's kFragsN values of one k row sit side by side in sB
-  // (columns permuted, see warp_column()), so it reads them with kFragsN / 4 LDS.128.
-  static constexpr bool kVectorB = SGEMM_VECTOR_B;
+  // A per-warp split costs 5 ALU instructions per value per warp that reads it: every A value is
+  // read by kWarpsN warps and every B value by kWarpsM, and this work competes with the mma for
+  // issue slots. Split once per block instead, each value by the thread that copied it, the stage
+  // holds both parts, and the fragment path is plain loads.
+  static constexpr bool kSplitInShared = SGEMM_SPLIT_IN_SHARED;
 
   // sA[m][k]: rows of kBlockK + 4 floats. The 8 rows an ldmatrix phase reads (16 bytes each) then
-  // start 4 banks apart and cover all 32 banks. sB[k][n]: rows padded so that the B fragment
-  // loads of a warp cover 32 banks per phase: with 4-byte loads (k = lane % 4, n = lane / 4) rows
-  // 8 banks apart; with LDS.128 (8 lanes per phase: 4 rows x 2 column groups) rows 8 banks apart
-  // for kFragsN = 4 and 4 banks apart for kFragsN = 8 (08's README, "Shared memory
-  // without bank conflicts").
+  // start 4 banks apart and cover all 32 banks (08's README, "Shared memory without bank
+  // conflicts").
   static constexpr int kStrideA = kBlockK + 4;
-  static constexpr int kStrideB = kBlockN + (kVectorB && kWarpN / kMmaN == 8 ? 4 : 8);
   static constexpr int kSizeA = kBlockM * kStrideA;
-  static constexpr int kStageFloats = kSizeA + kBlockK * kStrideB;
+  // sB in pair rows. The mma's b0 = B[t][n] and b1 = B[t + 4][n] must sit in a register pair;
+  // from sB[k][n] they come from two LDS.128 of different rows and every mma needs two MOVs to
+  // pair them. Pair row P = 4 (k / 8) + k % 4 holds rows k and k + 4 of the tile: for each group
+  // of 4 columns c0..c0+3 a 32-byte block, which cp.async fills as [row k: c0..c0+3 | row k + 4:
+  // c0..c0+3] and the split rewrites, in place, as [k c0, k+4 c0, k c0+1, k+4 c0+1 | k c0+2, k+4
+  // c0+2, k c0+3, k+4 c0+3]: one LDS.128 then gives the pairs (b0, b1) of 2 n-tiles. Pair rows
+  // of 2 kBlockN + 4 floats, 4 banks apart: the fragment loads (8 lanes per phase: t = 0..3 pair
+  // rows x 2 lane groups g whose blocks are 16 banks apart, see warp_column()) and the copy and
+  // split accesses (2 pair rows x 4 blocks per phase) cover 32 banks.
+  static constexpr int kStrideB = 2 * kBlockN + 4;  // floats per pair row
+  static constexpr int kPairRows = kBlockK / 2;
+  static constexpr int kSizeB = kPairRows * kStrideB;
+  // A stage: [sA | sB] (the cp.async destination, raw until the split overwrites it with big),
+  // then with kSplitInShared [sA small | sB small] in the same layout, kHalfFloats further on.
+  static constexpr int kHalfFloats = kSizeA + kSizeB;
+  static constexpr int kStageFloats = (kSplitInShared ? 2 : 1) * kHalfFloats;
   static constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float));
 
-  // Copy plan: rows of both tiles go in 16-byte chunks (4 floats); consecutive threads take
-  // consecutive chunks of a row, so a warp reads whole 32-byte sectors of global memory.
+  // Copy plan for A: rows in 16-byte chunks (4 floats); consecutive threads take consecutive
+  // chunks of a row, so a warp reads whole 32-byte sectors of global memory.
   static constexpr int kChunksA = kBlockK / 4;  // chunks per row of the A tile
   static constexpr int kRowsPerPassA = kThreads / kChunksA;
   static constexpr int kPassesA = kBlockM / kRowsPerPassA;
-  static constexpr int kChunksB = kBlockN / 4;  // chunks per row of the B tile
-  static constexpr int kRowsPerPassB = kThreads / kChunksB;
-  static constexpr int kPassesB = kBlockK / kRowsPerPassB;
+  // B: a thread copies both chunks of a 32-byte block (rows k and k + 4), so that it can split
+  // the block in place. Per warp and pass: 2 pair rows x 16 blocks (lanes 0-3 blocks 0-3 of pair
+  // row 0, lanes 4-7 blocks 0-3 of pair row 1, lanes 8-15 blocks 4-7, ...): each cp.async
+  // instruction reads 256 contiguous bytes of each of 2 rows of B; kWarpsPerRowB warps cover the
+  // width of the tile.
+  static constexpr int kBlocksPerRowB = kBlockN / 4;
+  static constexpr int kWarpsPerRowB = kBlocksPerRowB / 16;
+  static constexpr int kPairRowsPerPassB = 2 * (kThreads / 32) / kWarpsPerRowB;
+  static constexpr int kPassesB = kPairRows / kPairRowsPerPassB;
 
-  // A 128-thread block of 64 x 64 warps (128 accumulators per thread) may use 255 registers and
-  // still fit twice per SM (2 x 128 x 256 = 65536); 256-thread blocks run one per SM.
+  // A 128-thread block may use 255 registers and still fit twice per SM (2 x 128 x 256 = 65536)
+  // where its shared memory does; 256-thread blocks of 32 x 32 or 64 x 32 warps (64 or 128
+  // accumulators, their fragments twice) need more than 128 and run one per SM.
   static constexpr int kMinBlocksPerSm =
       kThreads <= 128 && 2 * (kSmemBytes + 1024) <= 228 * 1024 ? 2 : 1;
 
@@ -114,22 +145,23 @@ struct Tile {
   static_assert(kWarpM % kMmaM == 0 && kWarpN % kMmaN == 0, "mma tiles must tile the warp");
   static_assert(kBlockK % kMmaK == 0, "a K tile is a whole number of mma k-steps");
   static_assert(kThreads <= 1024, "at most 1024 threads per block");
-  static_assert(kBlockN % 32 == 0, "sB rows of 32j + 4 or 8 floats keep the b loads conflict-free");
-  static_assert(!kVectorB || kFragsN == 4 || kFragsN == 8,
-                "the float4 B fragment layout is worked out for 32- and 64-column warp tiles");
+  static_assert(kFragsN == 4, "the pair-row layout of sB is worked out for 32-column warp tiles");
   static_assert(kThreads % kChunksA == 0 && kBlockM % kRowsPerPassA == 0,
                 "every thread copies the same number of chunks of A");
-  static_assert(kThreads % kChunksB == 0 && kBlockK % kRowsPerPassB == 0,
-                "every thread copies the same number of chunks of B");
+  static_assert(kBlockN % 64 == 0 && (kThreads / 32) % kWarpsPerRowB == 0 && kBlockK % 8 == 0 &&
+                    kPairRows % kPairRowsPerPassB == 0 && kPairRowsPerPassB % 4 == 0,
+                "every thread copies the same number of 32-byte blocks of B");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
+  static_assert(kSteps % 2 == 0, "the fragment buffer of a k-step is its parity");
   // Promote inside the K tile (after k-steps kPromote - 1, 2 kPromote - 1, ...) or once every
   // kTilesPerPromote tiles; 0 in both: never.
   static constexpr int kStepsPerPromote = kPromote > 0 && kPromote <= kSteps ? kPromote : 0;
   static constexpr int kTilesPerPromote = kPromote > kSteps ? kPromote / kSteps : 0;
-  static_assert(kPromote >= 0 && (kStepsPerPromote == 0 || kSteps % kStepsPerPromote == 0) &&
+  static_assert(kPromote >= 0 && kSteps % (kStepsPerPromote > 0 ? kStepsPerPromote : 1) == 0 &&
                     (kTilesPerPromote == 0 || kPromote % kSteps == 0),
                 "SGEMM_PROMOTE must divide, or be a multiple of, the k-steps of a K tile");
-  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
+  static_assert(kSmemBytes <= 227 * 1024,
+                "shared memory per block is limited to 227 KB: fewer stages or a smaller tile");
 };
 
 struct TileShape {
@@ -138,38 +170,39 @@ struct TileShape {
 constexpr TileShape kTile{SGEMM_TILE};
 using MainTile =
     Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
-// For problems whose big tiles would leave SMs idle (08's README, "Small problems").
+// For problems whose big tiles would leave SMs idle (08's README, "Small problems"). One block
+// per SM, as the main tile: its registers (over 128 a thread) allow no second one.
 using SmallTile = Tile<64, 128, 32, 32, 32, 3>;
 
 // ---- The tensor-core side ----------------------------------------------------------------------
 // cp.async (common/cp_async.h), ldmatrix and mma.sync (common/mma_sync.h) as in chapter 08.
 
 // Column of a warp's C tile (and of its B tile) that holds column x (0..7) of mma n-tile j. The
-// mma does not care which columns of B it is given, as long as C's columns follow the same map.
-// Plain: 8j + x. kVectorB: kFragsN * p(x) + j, so lane group g = x finds its kFragsN values of a
-// k row side by side; p swaps bits 0 and 1 of x when kFragsN = 8, which puts the two lane groups
-// of one LDS.128 phase 16 banks apart (08's README, "Shared memory without bank
-// conflicts").
-template <class T>
+// mma does not care which columns of B it is given, as long as C's columns follow the same map:
+// 4 p(x) + j, so lane group g = x finds its 4 values of a k row in one block of 4 columns (08's
+// SGEMM_VECTOR_B layout); p swaps bits 0 and 1 of x, which puts the blocks of the two lane
+// groups of one LDS.128 phase (g, g + 1 for even g) 2 blocks, 16 banks, apart in a pair row.
 __host__ __device__ constexpr int warp_column(int j, int x) {
-  if (!T::kVectorB) return kMmaN * j + x;
-  const int p = T::kFragsN == 8 ? (x & 4) | ((x & 1) << 1) | ((x >> 1) & 1) : x;
-  return T::kFragsN * p + j;
+  const int p = (x & 4) | ((x & 1) << 1) | ((x >> 1) & 1);
+  return 4 * p + j;
 }
 
 // x as two mma operands, big + small (README.md, "The split"): within 2^-23 |x| wherever
 // |x| >= 2^-114 ("The range"). big = sgemm::tf32_value(x): x rounded to the nearest TF32 number
 // with its 13 low bits cleared, so x - big is exact in FP32; it never overflows (the last 4096
 // floats below Inf are truncated instead of rounded up). small = x - big rounded for the tensor
-// core by sgemm::tf32_operand: nothing subtracts small, so its low bits may stay as the rounding's
-// add left them (two instructions, not tf32_value's three).
+// core by adding half a TF32 unit to its bit pattern: nothing subtracts small, so its low bits may
+// stay as the add left them. sgemm::tf32_operand's guard against rounding up to Inf is dead
+// here (5 instructions per value instead of 6): for finite x, x - big is exact and at most
+// 2^-11 |x| <= 2^117, far below the exponent 0xFF; for x - big = +-0 (and zero-filled elements)
+// the add gives a pattern whose 19 high bits are +-0.
 struct Split {
   uint32_t big;
   uint32_t small;
 };
 __device__ __forceinline__ Split split_tf32(float x) {
   const float big = sgemm::tf32_value(x);
-  return {__float_as_uint(big), sgemm::tf32_operand(x - big)};
+  return {__float_as_uint(big), __float_as_uint(x - big) + 0x1000u};
 }
 
 // The tensor cores' partial sums `part` join the FP32 totals `acc` (an FP32 add, correctly
@@ -198,10 +231,9 @@ struct CopyPlan {
   int a_row;       // its first row inside the A tile
   int a_col;       // its first k inside the A tile (a multiple of 4)
   int a_dst;       // sA offset of its first chunk
-  int b_row;       // its first row inside the B tile
-  int b_col;       // its first column inside the B tile (a multiple of 4)
-  int b_src;       // column of B it copies: block_col + b_col
-  int b_dst;       // sB offset of its first chunk
+  int b_row;       // its first row inside the B tile (its second chunk: b_row + 4)
+  int b_src;       // column of B it copies: block_col + its first column in the tile
+  int b_dst;       // sB offset of its first 32-byte block
 };
 
 // Issues the copies of one K tile into one stage. kCheck: the tile may reach past the matrix
@@ -230,25 +262,29 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
   }
 #pragma unroll
   for (int c = 0; c < T::kPassesB; ++c) {
-    const int row = p.b_row + c * T::kRowsPerPassB;
-    const bool row_ok = !kCheck || row < k_left;
-    const float* src_row = p.b + static_cast<int64_t>(row) * n;
-    float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
-    if (kAlignedN) {
-      const bool ok = row_ok && p.b_src < n;
-      sgemm::cp_async_16(dst, ok ? src_row + p.b_src : B, ok);
-    } else {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const bool ok = row_ok && p.b_src + j < n;
-        sgemm::cp_async_4(dst + j, ok ? src_row + p.b_src + j : B, ok);
+    for (int h = 0; h < 2; ++h) {
+      // Pair row P + c * kPairRowsPerPassB is k row b_row + 2 c kPairRowsPerPassB (+ 4 h).
+      const int row = p.b_row + 2 * c * T::kPairRowsPerPassB + 4 * h;
+      const bool row_ok = !kCheck || row < k_left;
+      const float* src_row = p.b + static_cast<int64_t>(row) * n;
+      float* dst = sB + p.b_dst + c * T::kPairRowsPerPassB * T::kStrideB + 4 * h;
+      if (kAlignedN) {
+        const bool ok = row_ok && p.b_src < n;
+        sgemm::cp_async_16(dst, ok ? src_row + p.b_src : B, ok);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const bool ok = row_ok && p.b_src + j < n;
+          sgemm::cp_async_4(dst + j, ok ? src_row + p.b_src + j : B, ok);
+        }
       }
     }
   }
 }
 
-// This thread's share of every K tile's copies, fixed for the whole kernel: chunk c of a row
-// goes to chunk c of its padded row in shared memory.
+// This thread's share of every K tile's copies, fixed for the whole kernel: chunk c of a row of A
+// goes to chunk c of its padded row in shared memory; B as Tile's copy plan says.
 template <class T>
 __device__ __forceinline__ CopyPlan make_copy_plan(int tid, const float* A, const float* B, int k,
                                                    int block_row, int block_col) {
@@ -258,11 +294,13 @@ __device__ __forceinline__ CopyPlan make_copy_plan(int tid, const float* A, cons
   plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
   plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
   plan.a_dst = plan.a_row * T::kStrideA + plan.a_col;
-  plan.b_row = tid / T::kChunksB;
-  plan.b_col = (tid % T::kChunksB) * 4;
+  const int warp = tid / 32, lane = tid % 32;
+  const int block = lane % 4 + 4 * (lane / 8) + 16 * (warp % T::kWarpsPerRowB);
+  const int pair_row = 2 * (warp / T::kWarpsPerRowB) + (lane / 4) % 2;
+  plan.b_row = 8 * (pair_row / 4) + pair_row % 4;
   plan.b = B;
-  plan.b_src = block_col + plan.b_col;
-  plan.b_dst = plan.b_row * T::kStrideB + plan.b_col;
+  plan.b_src = block_col + 4 * block;
+  plan.b_dst = pair_row * T::kStrideB + 8 * block;
   return plan;
 }
 
@@ -282,14 +320,70 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan& plan, const floa
   plan.b += static_cast<int64_t>(T::kBlockK) * n;
 }
 
+// Splits the 16-byte chunk at p in place: big over the raw value, small at the same offset
+// kHalfFloats further on. One LDS.128, 4 x 5 ALU instructions, two STS.128.
+template <class T>
+__device__ __forceinline__ void split_chunk(float* p) {
+  const float4 v = *reinterpret_cast<const float4*>(p);
+  const Split x = split_tf32(v.x), y = split_tf32(v.y), z = split_tf32(v.z), w = split_tf32(v.w);
+  *reinterpret_cast<uint4*>(p) = make_uint4(x.big, y.big, z.big, w.big);
+  *reinterpret_cast<uint4*>(p + T::kHalfFloats) = make_uint4(x.small, y.small, z.small, w.small);
+}
+
+// After cp.async.wait_group says this thread's copies of a tile have landed (they are then
+// visible to this thread, PTX ISA "cp.async.wait_group"), the thread splits exactly the chunks it
+// copied: the kPassesA + kPassesB positions copy_tile() writes, whether as one 16-byte copy or
+// four 4-byte ones (K % 4 != 0, N % 4 != 0), and whether zero-filled past an edge or not. Every
+// position a fragment load reads is one of them, so after the __syncthreads() that follows, the
+// stage holds big and small for every element. No other thread touches these chunks between the
+// wait and that barrier: the fragment loads of the stage's previous tile ended before an earlier
+// barrier, and no thread reads the stage before the next one.
+template <class T>
+__device__ __forceinline__ void split_own_chunks(float* stage, const CopyPlan& p) {
+#pragma unroll
+  for (int i = 0; i < T::kPassesA; ++i) {
+    split_chunk<T>(stage + p.a_dst + i * T::kRowsPerPassA * T::kStrideA);
+  }
+#pragma unroll
+  for (int c = 0; c < T::kPassesB; ++c) {
+    // The 32-byte block: rows k (u) and k + 4 (v) as landed, rewritten as (k, k + 4) pairs.
+    float* q = stage + T::kSizeA + p.b_dst + c * T::kPairRowsPerPassB * T::kStrideB;
+    const float4 u = *reinterpret_cast<const float4*>(q);
+    const float4 v = *reinterpret_cast<const float4*>(q + 4);
+    const Split u0 = split_tf32(u.x), u1 = split_tf32(u.y), u2 = split_tf32(u.z),
+                u3 = split_tf32(u.w);
+    const Split v0 = split_tf32(v.x), v1 = split_tf32(v.y), v2 = split_tf32(v.z),
+                v3 = split_tf32(v.w);
+    *reinterpret_cast<uint4*>(q) = make_uint4(u0.big, v0.big, u1.big, v1.big);
+    *reinterpret_cast<uint4*>(q + 4) = make_uint4(u2.big, v2.big, u3.big, v3.big);
+    *reinterpret_cast<uint4*>(q + T::kHalfFloats) =
+        make_uint4(u0.small, v0.small, u1.small, v1.small);
+    *reinterpret_cast<uint4*>(q + T::kHalfFloats + 4) =
+        make_uint4(u2.small, v2.small, u3.small, v3.small);
+  }
+}
+
 // kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedN: N % 4 == 0 (rows of B and C).
+// Split-K (chapter 07, common/split_k.h): block z covers k in [z * k_slice, min(k, (z + 1) *
+// k_slice)) and writes C + z * c_slice; A keeps its leading dimension k. Without split-K,
+// gridDim.z = 1 and k_slice = k. Each slice is promoted on its own and the reduction adds the
+// slices in FP32, so a long K is summed in shorter chains (README.md, "Every shape").
 template <class T, bool kAlignedK, bool kAlignedN>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
-    sgemm_3xtf32(int m, int n, int k, float alpha, const float* __restrict__ A,
-                 const float* __restrict__ B, float beta, float* __restrict__ C) {
+    sgemm_3xtf32(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
+                 const float* __restrict__ B, float beta, float* __restrict__ C, int64_t c_slice) {
   extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for cp.async and ldmatrix
   float* const smem = reinterpret_cast<float*>(smem_raw);
-  // Stage s: sA = smem + s * kStageFloats (kBlockM x kStrideA), sB right after it.
+  // Stage s: sA = smem + s * kStageFloats (kBlockM x kStrideA), sB right after it (kPairRows x
+  // kStrideB); with kSplitInShared their small parts kHalfFloats further on.
+
+  // The slice, never empty (the launcher starts every slice below k); k_slice is a multiple of
+  // kBlockK, so a slice of A starts on 16 bytes whenever K % 4 == 0.
+  const int k_begin = blockIdx.z * k_slice;
+  const int k_len = min(k_slice, k - k_begin);
+  A += k_begin;
+  B += static_cast<int64_t>(k_begin) * n;
+  C += blockIdx.z * c_slice;
 
   const int tid = threadIdx.x;
   const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
@@ -312,95 +406,134 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int ld_row = warp_row + (lane % 8) + 8 * ((lane / 8) % 2);
   const int ld_col = 4 * (lane / 16);
   const uint32_t a_frag = smem_base + (ld_row * T::kStrideA + ld_col) * sizeof(float);
-  const int b_frag = T::kSizeA + t * T::kStrideB + warp_col + warp_column<T>(0, g);  // b0, j = 0
+  // B: pair row t of each k-step, the block of 4 columns warp_column(0, g) (2 floats a column).
+  const int b_frag = T::kSizeA + t * T::kStrideB + 2 * (warp_col + warp_column(0, g));
 
-  const int num_tiles = ceil_div(k, T::kBlockK);
+  const int num_tiles = ceil_div(k_len, T::kBlockK);
 
   auto issue = [&](int tile, int stage) {
     issue_tile<T, kAlignedK, kAlignedN>(smem + stage * T::kStageFloats, plan, A, B, n, rows_left,
-                                        k - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
+                                        k_len - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
   };
-
-  // Prologue 2: start the first kStages - 1 tiles. Every iteration commits exactly one group
-  // (empty past the last tile), so "tile t has landed" is always "at most kStages - 2 groups
-  // pending", whatever the number of tiles (chapter 06).
-#pragma unroll
-  for (int s = 0; s < T::kStages - 1; ++s) {
-    if (s < num_tiles) issue(s, s);
-    sgemm::cp_async_commit();
-  }
 
   float acc[T::kFragsM][T::kFragsN][4] = {};   // FP32 totals (CUDA-core adds)
   float part[T::kFragsM][T::kFragsN][4] = {};  // tensor-core partial sums since the last promotion
 
-  // Main loop. Iteration t: wait until tile t has landed; the barrier also says every warp has
-  // finished computing tile t - 1, whose stage is then refilled with tile t + kStages - 1 while
-  // tile t is computed.
-  int read_stage = 0;
-  int write_stage = T::kStages - 1;
-  for (int tile = 0; tile < num_tiles; ++tile) {
-    sgemm::cp_async_wait<T::kStages - 2>();
-    __syncthreads();
-    if (tile + T::kStages - 1 < num_tiles) issue(tile + T::kStages - 1, write_stage);
-    sgemm::cp_async_commit();
+  // Fragments of one k-step: [0] big (raw without kSplitInShared), [1] small. load_frags reads
+  // the big parts of A and both parts of B; A's small parts (load_a_small) are read at the k-step
+  // itself, which keeps one set of them in registers, not two.
+  constexpr uint32_t kHalfBytes = T::kHalfFloats * sizeof(float);
+  auto load_a_small = [&](int stage, int kk, uint32_t(&ra)[T::kFragsM][4]) {
+    const uint32_t a_stage = a_frag + stage * T::kStageFloats * sizeof(float) + kHalfBytes;
+#pragma unroll
+    for (int i = 0; i < T::kFragsM; ++i) {
+      sgemm::ldmatrix_x4(ra[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
+    }
+  };
+  auto load_frags = [&](int stage, int kk, uint32_t(&ra)[2][T::kFragsM][4],
+                        uint32_t(&rb)[2][T::kFragsN][2]) {
+    const uint32_t a_stage = a_frag + stage * T::kStageFloats * sizeof(float);
+#pragma unroll
+    for (int i = 0; i < T::kFragsM; ++i) {
+      sgemm::ldmatrix_x4(ra[0][i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
+    }
+#pragma unroll
+    for (int h = 0; h < (T::kSplitInShared ? 2 : 1); ++h) {
+      // Pair row kk / 2 + t, two LDS.128: split, (b0, b1) of n-tiles 0, 1 then 2, 3; raw, b0 of
+      // n-tiles 0-3 (row k) then their b1 (row k + 4).
+      const float* src =
+          smem + stage * T::kStageFloats + b_frag + h * T::kHalfFloats + (kk / 2) * T::kStrideB;
+      const uint4 w = *reinterpret_cast<const uint4*>(src);
+      const uint4 x = *reinterpret_cast<const uint4*>(src + 4);
+      if constexpr (T::kSplitInShared) {
+        rb[h][0][0] = w.x, rb[h][0][1] = w.y, rb[h][1][0] = w.z, rb[h][1][1] = w.w;
+        rb[h][2][0] = x.x, rb[h][2][1] = x.y, rb[h][3][0] = x.z, rb[h][3][1] = x.w;
+      } else {
+        rb[0][0][0] = w.x, rb[0][1][0] = w.y, rb[0][2][0] = w.z, rb[0][3][0] = w.w;
+        rb[0][0][1] = x.x, rb[0][1][1] = x.y, rb[0][2][1] = x.z, rb[0][3][1] = x.w;
+      }
+    }
+  };
+  // Without kSplitInShared: the raw values of a k-step's fragments, split by every warp that
+  // reads them.
+  auto split_in_registers = [](uint32_t(&ra)[2][T::kFragsM][4], uint32_t(&rb)[2][T::kFragsN][2]) {
+#pragma unroll
+    for (int i = 0; i < T::kFragsM * 4; ++i) {
+      const Split v = split_tf32(__uint_as_float(ra[0][i / 4][i % 4]));
+      ra[0][i / 4][i % 4] = v.big, ra[1][i / 4][i % 4] = v.small;
+    }
+#pragma unroll
+    for (int j = 0; j < T::kFragsN * 2; ++j) {
+      const Split v = split_tf32(__uint_as_float(rb[0][j / 2][j % 2]));
+      rb[0][j / 2][j % 2] = v.big, rb[1][j / 2][j % 2] = v.small;
+    }
+  };
+  // The two small cross terms first, then big * big, all into the same partial sums.
+  auto mma_step = [&](const uint32_t(&ra)[2][T::kFragsM][4],
+                      const uint32_t(&rb)[2][T::kFragsN][2]) {
+#pragma unroll
+    for (int i = 0; i < T::kFragsM; ++i) {
+#pragma unroll
+      for (int j = 0; j < T::kFragsN; ++j) {
+        sgemm::mma_tf32(part[i][j], ra[1][i], rb[0][j]);
+        sgemm::mma_tf32(part[i][j], ra[0][i], rb[1][j]);
+        sgemm::mma_tf32(part[i][j], ra[0][i], rb[0][j]);
+      }
+    }
+  };
+  auto split_stage = [&](int stage) {
+    if constexpr (T::kSplitInShared) split_own_chunks<T>(smem + stage * T::kStageFloats, plan);
+  };
 
-    const uint32_t a_stage = a_frag + read_stage * T::kStageFloats * sizeof(float);
-    const float* b_stage = smem + read_stage * T::kStageFloats + b_frag;
+  // Prologue 2: start the first kStages tiles, one commit group each (empty past the last tile),
+  // then split tile 0 and read its first fragments.
 #pragma unroll
-    for (int kk = 0; kk < T::kBlockK; kk += kMmaK) {
-      // Fragments of this k-step, each value split into its big and small TF32 parts.
-      uint32_t rA[T::kFragsM][4], rA_small[T::kFragsM][4];
-      uint32_t rB[T::kFragsN][2], rB_small[T::kFragsN][2];
+  for (int s = 0; s < T::kStages; ++s) {
+    if (s < num_tiles) issue(s, s);
+    sgemm::cp_async_commit();
+  }
+  uint32_t fa[2][2][T::kFragsM][4];  // [buffer = k-step parity][big, small]
+  uint32_t fb[2][2][T::kFragsN][2];
+  sgemm::cp_async_wait<T::kStages - 1>();
+  split_stage(0);
+  __syncthreads();
+  load_frags(0, 0, fa[0], fb[0]);
+
+  // Main loop: the fragments of k-step s + 1 are read before the mma of k-step s issue (CUTLASS's
+  // mma_multistage order), so their latency hides behind 3 kFragsM kFragsN mma. At a tile's last
+  // k-step the next tile's first fragments are read, after this thread's copies of that tile
+  // have landed (at most kStages - 2 groups pending: every boundary commits one group), it has
+  // split them and the barrier has published the whole split stage. That barrier also says every
+  // warp has read all of tile t's fragments, so tile t's stage takes tile t + kStages: all kStages
+  // stages are in flight.
+  int read_stage = 0;
+  for (int tile = 0; tile < num_tiles; ++tile) {
+    const int next_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
 #pragma unroll
-      for (int i = 0; i < T::kFragsM; ++i) {
-        sgemm::ldmatrix_x4(rA[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const Split v = split_tf32(__uint_as_float(rA[i][r]));
-          rA[i][r] = v.big;
-          rA_small[i][r] = v.small;
-        }
+    for (int s = 0; s < T::kSteps; ++s) {
+      const int cur = s % 2;
+      // A's small parts of this k-step: issued first, their latency covered by the next loads.
+      if constexpr (T::kSplitInShared) load_a_small(read_stage, s * kMmaK, fa[cur][1]);
+      if (s + 1 < T::kSteps) {
+        load_frags(read_stage, (s + 1) * kMmaK, fa[cur ^ 1], fb[cur ^ 1]);
+      } else if (tile + 1 < num_tiles) {
+        sgemm::cp_async_wait<T::kStages - 2>();
+        split_stage(next_stage);
+        __syncthreads();
+        if (tile + T::kStages < num_tiles) issue(tile + T::kStages, read_stage);
+        sgemm::cp_async_commit();
+        load_frags(next_stage, 0, fa[cur ^ 1], fb[cur ^ 1]);
       }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-#pragma unroll
-        for (int j = 0; j < T::kFragsN; j += T::kVectorB ? 4 : 1) {
-          // kVectorB: the values of n-tiles j .. j + 3 side by side (one LDS.128).
-          float v[4];
-          if constexpr (T::kVectorB) {
-            const float4 w =
-                *reinterpret_cast<const float4*>(b_stage + (kk + 4 * r) * T::kStrideB + j);
-            v[0] = w.x, v[1] = w.y, v[2] = w.z, v[3] = w.w;
-          } else {
-            v[0] = b_stage[(kk + 4 * r) * T::kStrideB + j * kMmaN];
-          }
-#pragma unroll
-          for (int u = 0; u < (T::kVectorB ? 4 : 1); ++u) {
-            const Split x = split_tf32(v[u]);
-            rB[j + u][r] = x.big;
-            rB_small[j + u][r] = x.small;
-          }
-        }
-      }
-      // The two small cross terms first, then big * big, all into the same partial sums.
-#pragma unroll
-      for (int i = 0; i < T::kFragsM; ++i) {
-#pragma unroll
-        for (int j = 0; j < T::kFragsN; ++j) {
-          sgemm::mma_tf32(part[i][j], rA_small[i], rB[j]);
-          sgemm::mma_tf32(part[i][j], rA[i], rB_small[j]);
-          sgemm::mma_tf32(part[i][j], rA[i], rB[j]);
-        }
-      }
+      if constexpr (!T::kSplitInShared) split_in_registers(fa[cur], fb[cur]);
+      mma_step(fa[cur], fb[cur]);
       if constexpr (T::kStepsPerPromote > 0) {
-        if ((kk / kMmaK + 1) % T::kStepsPerPromote == 0) promote<T>(acc, part);
+        if ((s + 1) % T::kStepsPerPromote == 0) promote<T>(acc, part);
       }
     }
     if constexpr (T::kTilesPerPromote > 0) {
       if ((tile + 1) % T::kTilesPerPromote == 0) promote<T>(acc, part);
     }
-    read_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
-    write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
+    read_stage = next_stage;
   }
 
   // What is left since the last promotion (all of it when kPromote == 0; 0 + x is exact).
@@ -408,8 +541,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 
   // Epilogue: C = alpha * acc + beta * C. With beta == 0, C is never read (it may hold NaN).
   // acc[i][j] holds rows 16i + g (registers 0, 1) and 16i + g + 8 (2, 3), columns
-  // warp_column(j, 2t) (registers 0, 2) and warp_column(j, 2t + 1) (1, 3). With kVectorB the
-  // kFragsN values of one row and one e = 0, 1 are kFragsN consecutive columns: float4 stores.
+  // warp_column(j, 2t) (registers 0, 2) and warp_column(j, 2t + 1) (1, 3): the 4 values of one
+  // row and one e = 0, 1 are 4 consecutive columns, one float4 store.
 #pragma unroll
   for (int i = 0; i < T::kFragsM; ++i) {
 #pragma unroll
@@ -419,33 +552,26 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
       float* c_row = C + static_cast<int64_t>(row) * n;
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
+        const int col = block_col + warp_col + warp_column(0, 2 * t + e);
+        float v[4];
 #pragma unroll
-        for (int q = 0; q < T::kFragsN; q += T::kVectorB ? 4 : 1) {
-          // kVectorB: 4 consecutive columns from n-tiles q .. q + 3; otherwise 1 column.
-          const int col = block_col + warp_col + warp_column<T>(q, 2 * t + e);
-          constexpr int kWidth = T::kVectorB ? 4 : 1;
-          float v[kWidth];
+        for (int u = 0; u < 4; ++u) v[u] = alpha * acc[i][u][2 * half + e];
+        if constexpr (kAlignedN) {
+          // N % 4 == 0 and col % 4 == 0: the float4 lies wholly inside or outside C.
+          if (col >= n) continue;
+          float4 out = make_float4(v[0], v[1], v[2], v[3]);
+          if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(c_row + col);
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+            out.z += beta * old.z;
+            out.w += beta * old.w;
+          }
+          *reinterpret_cast<float4*>(c_row + col) = out;
+        } else {
 #pragma unroll
-          for (int u = 0; u < kWidth; ++u) v[u] = alpha * acc[i][q + u][2 * half + e];
-          if constexpr (kAlignedN && kWidth == 4) {
-            // N % 4 == 0 and col % 4 == 0: the float4 lies wholly inside or outside C.
-            if (col >= n) continue;
-            float4 out = make_float4(v[0], v[1], v[2], v[3]);
-            if (beta != 0.0f) {
-              const float4 old = *reinterpret_cast<const float4*>(c_row + col);
-              out.x += beta * old.x;
-              out.y += beta * old.y;
-              out.z += beta * old.z;
-              out.w += beta * old.w;
-            }
-            *reinterpret_cast<float4*>(c_row + col) = out;
-          } else {
-#pragma unroll
-            for (int u = 0; u < kWidth; ++u) {
-              if (col + u < n) {
-                c_row[col + u] = beta != 0.0f ? v[u] + beta * c_row[col + u] : v[u];
-              }
-            }
+          for (int u = 0; u < 4; ++u) {
+            if (col + u < n) c_row[col + u] = beta != 0.0f ? v[u] + beta * c_row[col + u] : v[u];
           }
         }
       }
@@ -453,54 +579,78 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 }
 
-// Launches one tile shape over the whole problem, in the instantiation for K % 4 and N % 4
-// (16-byte or 4-byte copies).
+// The kernel for K % 4 and N % 4 (16-byte or 4-byte copies), its shared memory allowed once.
 template <class T>
-void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float* C,
-                 cudaStream_t stream) {
-  using Kernel = void(int, int, int, float, const float*, const float*, float, float*);
+sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
   // [K % 4 == 0][N % 4 == 0]
-  Kernel* const kernels[2][2] = {{&sgemm_3xtf32<T, false, false>, &sgemm_3xtf32<T, false, true>},
-                                 {&sgemm_3xtf32<T, true, false>, &sgemm_3xtf32<T, true, true>}};
-  // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
-  static const bool raised = [&] {
+  static sgemm::SlicedKernel* const kernels[2][2] = {
+      {&sgemm_3xtf32<T, false, false>, &sgemm_3xtf32<T, false, true>},
+      {&sgemm_3xtf32<T, true, false>, &sgemm_3xtf32<T, true, true>}};
+  static const bool raised = [] {
+    // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
     for (auto& row : kernels) {
-      for (Kernel* kernel : row) {
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+      for (sgemm::SlicedKernel* kernel : row) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        T::kSmemBytes));
       }
     }
     return true;
   }();
   (void)raised;
-  Kernel* kernel = kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
-  sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
-    const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM));
-    kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, p.alpha, A + row0 * p.k, B,
-                                                         p.beta, C + row0 * p.n);
-  });
+  return kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
 }
 
-// The big tile when it gives every SM at least one block, the small one otherwise (08's README,
-// "Small problems").
-bool takes_small_tile(const sgemm::Problem& p) {
+// How the launcher cuts a problem (README.md, "Every shape"): chapter 07's two decisions. The
+// big tile when its blocks give every SM at least one, the small one otherwise; then split-K
+// (common/split_k.h) when even those blocks leave SMs idle.
+struct Plan {
+  bool small_tile;
+  sgemm::SplitK split;
+};
+
+template <class T>
+sgemm::SplitK split_for(const sgemm::Problem& p) {
+  static const int slots =
+      sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T>(p), T::kThreads, T::kSmemBytes);
+  const int64_t tiles = static_cast<int64_t>(ceil_div(p.m, T::kBlockM)) * ceil_div(p.n, T::kBlockN);
+  if (!SGEMM_SPLIT_K) return {1, p.k};
+  return sgemm::plan_split_k(tiles, slots, p.k, T::kBlockK, T::kStages);
+}
+
+Plan plan_for(const sgemm::Problem& p) {
   const int64_t big_tiles =
       static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  return big_tiles < sgemm::sm_count();
+  const bool small_tile = big_tiles < sgemm::sm_count();
+  return {small_tile, small_tile ? split_for<SmallTile>(p) : split_for<MainTile>(p)};
+}
+
+template <class T>
+void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
+                 const float* B, float* C, cudaStream_t stream) {
+  sgemm::launch_split_k(p, split, kernel_for<T>(p), T::kBlockM, T::kBlockN, T::kThreads,
+                        T::kSmemBytes, A, B, C, stream);
 }
 
 void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, float* C,
                    cudaStream_t stream) {
-  if (takes_small_tile(p)) {
-    launch_tile<SmallTile>(p, A, B, C, stream);
+  Plan plan = plan_for(p);
+  // The harness allocates workspace_bytes(p); should it hold less, one pass over K.
+  if (sgemm::split_k_workspace_bytes(p, plan.split) > p.workspace_size) plan.split = {1, p.k};
+  if (plan.small_tile) {
+    launch_tile<SmallTile>(p, plan.split, A, B, C, stream);
   } else {
-    launch_tile<MainTile>(p, A, B, C, stream);
+    launch_tile<MainTile>(p, plan.split, A, B, C, stream);
   }
+}
+
+size_t workspace_bytes(const sgemm::Problem& p) {
+  return sgemm::split_k_workspace_bytes(p, plan_for(p).split);
 }
 
 // The tile the launcher takes for this problem, for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return takes_small_tile(p) ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  return plan_for(p).small_tile ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+                                : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
 }
 
 }  // namespace
@@ -513,7 +663,8 @@ int main(int argc, char** argv) {
       "x" + std::to_string(kTile.block_n) + "x" + std::to_string(kTile.block_k) + ", warp " +
       std::to_string(kTile.warp_m) + "x" + std::to_string(kTile.warp_n) + ", " +
       std::to_string(kTile.stages) + " stages)";
-  const sgemm::Chapter chapter{"09_3xtf32",   title.c_str(), &launch_3xtf32,
-                               kTile.block_m, kTile.block_n, &tile_for};
+  sgemm::Chapter chapter{"09_3xtf32",   title.c_str(), &launch_3xtf32,
+                         kTile.block_m, kTile.block_n, &tile_for};
+  chapter.workspace_bytes = &workspace_bytes;
   return sgemm::run_chapter(chapter, argc, argv);
 }
