@@ -38,7 +38,7 @@
 // Tile shape (BM, BN, BK, WM, WN, STAGES), chosen on the H100: README.md, "Choosing the tile".
 // The tuning build (-DSGEMM_TUNING=ON) compiles this file again with other SGEMM_TILE values.
 #ifndef SGEMM_TILE
-#define SGEMM_TILE 128, 256, 32, 64, 64, 3
+#define SGEMM_TILE 128, 256, 16, 64, 64, 4
 #endif
 // Attribution switches (README.md, "Attribution and variants"): SGEMM_VECTOR_B = 1 reads the B
 // fragments as float4s (columns permuted, see warp_column()) instead of one 4-byte load per
@@ -532,28 +532,38 @@ sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
   return kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
 }
 
-// How the launcher cuts a problem (README.md, "Every shape"): chapter 07's two decisions. The
-// big tile when its blocks give every SM at least one, the small one otherwise; then split-K
-// (common/split_k.h) when even those blocks leave SMs idle.
+// How the launcher cuts a problem (README.md, "Every shape"): chapter 07's two decisions, the
+// tile and the number of K slices. Each tile gets its split-K plan (common/split_k.h: slices only
+// when its blocks leave SMs idle), and the launcher takes the tile whose busiest SM has the least
+// work (sgemm::plan_cost; a tie keeps the big tile).
 struct Plan {
   bool small_tile;
   sgemm::SplitK split;
 };
 
 template <class T>
+int64_t tiles_of(const sgemm::Problem& p) {
+  return static_cast<int64_t>(ceil_div(p.m, T::kBlockM)) * ceil_div(p.n, T::kBlockN);
+}
+
+template <class T>
 sgemm::SplitK split_for(const sgemm::Problem& p) {
   static const int slots =
       sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T>(p), T::kThreads, T::kSmemBytes);
-  const int64_t tiles = static_cast<int64_t>(ceil_div(p.m, T::kBlockM)) * ceil_div(p.n, T::kBlockN);
   if (!SGEMM_SPLIT_K) return {1, p.k};
-  return sgemm::plan_split_k(tiles, slots, p.k, T::kBlockK, T::kStages);
+  return sgemm::plan_split_k(tiles_of<T>(p), slots, p.k, T::kBlockK, T::kStages);
+}
+
+template <class T>
+double cost_of(const sgemm::Problem& p, const sgemm::SplitK& split) {
+  return sgemm::plan_cost(tiles_of<T>(p), sgemm::sm_count(), T::kBlockM, T::kBlockN, split);
 }
 
 Plan plan_for(const sgemm::Problem& p) {
-  const int64_t big_tiles =
-      static_cast<int64_t>(ceil_div(p.m, MainTile::kBlockM)) * ceil_div(p.n, MainTile::kBlockN);
-  const bool small_tile = big_tiles < sgemm::sm_count();
-  return {small_tile, small_tile ? split_for<SmallTile>(p) : split_for<MainTile>(p)};
+  const sgemm::SplitK big = split_for<MainTile>(p);
+  const sgemm::SplitK small = split_for<SmallTile>(p);
+  if (cost_of<SmallTile>(p, small) < cost_of<MainTile>(p, big)) return {true, small};
+  return {false, big};
 }
 
 template <class T>

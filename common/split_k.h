@@ -45,6 +45,18 @@ inline SplitK plan_split_k(int64_t tiles, int slots, int k, int block_k, int min
   return plan;
 }
 
+// What a plan costs, in multiply-adds on the busiest SM (chapter 07, "Waves"): a block runs on
+// one SM from start to end, so `tiles` blocks of block_m x block_n, each cut into `splits` K
+// slices, take as long as the SM that runs the most of them: ceil(tiles x splits / SMs) blocks of
+// block_m x block_n x k_slice. A launcher compares its tiles with it (the split-K reduction,
+// at most one wave of partial tiles, is left out). It assumes every tile keeps an SM equally busy:
+// no measured speed enters, and a tie goes to the bigger tile.
+inline double plan_cost(int64_t tiles, int sms, int block_m, int block_n, const SplitK& split) {
+  const int64_t blocks = tiles * split.splits;
+  const int64_t per_sm = (blocks + sms - 1) / sms;
+  return static_cast<double>(per_sm) * block_m * block_n * split.k_slice;
+}
+
 // Floats per slice in the workspace: M x N rounded up to a float4, so every slice starts on 16
 // bytes.
 inline int64_t split_k_slice_floats(const Problem& p) {

@@ -67,4 +67,17 @@ TEST(SplitK, WorkspaceHoldsEverySliceOnSixteenBytes) {
   EXPECT_EQ(sgemm::split_k_workspace_bytes(p, SplitK{4, 16384}), 4u * 16 * sizeof(float));
 }
 
+// The busiest SM's work decides: 128 blocks of 128 x 256 on 132 SMs cost one block each, the
+// same as 512 blocks of 64 x 128 (4 per SM), so the tie keeps the big tile; 72 big blocks
+// (1536^3) cost one big block, 288 small ones three small blocks: less.
+TEST(SplitK, PlanCostIsTheBusiestSmsWork) {
+  const SplitK whole{1, 2048};
+  EXPECT_EQ(sgemm::plan_cost(128, 132, 128, 256, whole),
+            sgemm::plan_cost(512, 132, 64, 128, whole));
+  EXPECT_LT(sgemm::plan_cost(288, 132, 64, 128, SplitK{1, 1536}),
+            sgemm::plan_cost(72, 132, 128, 256, SplitK{1, 1536}));
+  // Slices multiply the blocks and divide their K.
+  EXPECT_EQ(sgemm::plan_cost(64, 132, 128, 256, SplitK{2, 4096}), 128.0 * 256 * 4096);
+}
+
 }  // namespace
