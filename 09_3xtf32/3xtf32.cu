@@ -601,41 +601,19 @@ sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
 }
 
 // How the launcher cuts a problem (README.md, "Every shape"): chapter 07's two decisions, the
-// tile and the number of K slices. Each tile gets its split-K plan (common/split_k.h: slices only
-// when its blocks leave SMs idle). The big tile whenever its blocks fill every SM at least once:
-// its last wave then idles at most half the GPU for one round, and the small tile's blocks run
-// slower on an SM (at 8192^3 the small tile's blocks load the busiest SM 1.6 % less than the big
-// tile's 15.5 waves, and ran at 44.5 TFLOP/s against 57.3 with the big tile, H100). Below one
-// wave, the tile whose busiest SM has the least work (sgemm::plan_cost; a tie keeps the big tile).
-struct Plan {
-  bool small_tile;
-  sgemm::SplitK split;
-};
-
+// tile and the number of K slices, by sgemm::plan_tiles (common/split_k.h): the big tile whenever
+// its blocks fill every SM once, else the tile whose busiest SM has the least work, and split-K
+// for the tile's blocks when they leave SMs idle.
 template <class T>
-int64_t tiles_of(const sgemm::Problem& p) {
-  return static_cast<int64_t>(ceil_div(p.m, T::kBlockM)) * ceil_div(p.n, T::kBlockN);
-}
-
-template <class T>
-sgemm::SplitK split_for(const sgemm::Problem& p) {
+sgemm::TileSpec spec_of(const sgemm::Problem& p) {
   static const int slots =
       sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T>(p), T::kThreads, T::kSmemBytes);
-  if (!SGEMM_SPLIT_K) return {1, p.k};
-  return sgemm::plan_split_k(tiles_of<T>(p), slots, p.k, T::kBlockK, T::kStages);
+  return {T::kBlockM, T::kBlockN, T::kBlockK, T::kStages, slots};
 }
 
-template <class T>
-double cost_of(const sgemm::Problem& p, const sgemm::SplitK& split) {
-  return sgemm::plan_cost(tiles_of<T>(p), sgemm::sm_count(), T::kBlockM, T::kBlockN, split);
-}
-
-Plan plan_for(const sgemm::Problem& p) {
-  const sgemm::SplitK big = split_for<MainTile>(p);
-  if (tiles_of<MainTile>(p) >= sgemm::sm_count()) return {false, big};
-  const sgemm::SplitK small = split_for<SmallTile>(p);
-  if (cost_of<SmallTile>(p, small) < cost_of<MainTile>(p, big)) return {true, small};
-  return {false, big};
+sgemm::TilePlan plan_for(const sgemm::Problem& p) {
+  return sgemm::plan_tiles(p, spec_of<MainTile>(p), spec_of<SmallTile>(p), sgemm::sm_count(),
+                           SGEMM_SPLIT_K);
 }
 
 template <class T>
@@ -647,7 +625,7 @@ void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const floa
 
 void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, float* C,
                    cudaStream_t stream) {
-  Plan plan = plan_for(p);
+  sgemm::TilePlan plan = plan_for(p);
   // The harness allocates workspace_bytes(p); should it hold less, one pass over K.
   if (sgemm::split_k_workspace_bytes(p, plan.split) > p.workspace_size) plan.split = {1, p.k};
   if (plan.small_tile) {

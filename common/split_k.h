@@ -57,6 +57,42 @@ inline double plan_cost(int64_t tiles, int sms, int block_m, int block_n, const 
   return static_cast<double>(per_sm) * block_m * block_n * split.k_slice;
 }
 
+// The launch plan of a chapter with a big and a small tile (08, 09): chapter 07's two decisions,
+// the tile and the number of K slices, without 07's fitted model. Each tile gets its split-K plan
+// (plan_split_k: slices only when its blocks leave SMs idle). The big tile whenever its blocks fill
+// every SM at least once: its last wave then idles part of the GPU for one round at most, and the
+// small tile's blocks run slower on an SM (at 8192^3 the small tile's blocks load the busiest SM
+// 1.6 % less than the big tile's 15.5 waves, and ran at 107 TFLOP/s against 161 for 08 and 44.5
+// against 57.3 for 09, H100, tuning runs of 35dd309 and 43dc6da). Below one wave, the tile whose
+// busiest SM has the least work (plan_cost; a tie keeps the big tile).
+struct TileSpec {
+  int block_m, block_n, block_k, stages;
+  int slots;  // blocks of this tile's kernel the GPU runs at once: SMs x blocks per SM
+};
+struct TilePlan {
+  bool small_tile = false;
+  SplitK split;
+};
+
+inline int64_t tiles_of(const Problem& p, const TileSpec& t) {
+  return static_cast<int64_t>(ceil_div(p.m, t.block_m)) * ceil_div(p.n, t.block_n);
+}
+
+inline TilePlan plan_tiles(const Problem& p, const TileSpec& big, const TileSpec& small, int sms,
+                           bool split_k) {
+  auto split_for = [&](const TileSpec& t) {
+    return split_k ? plan_split_k(tiles_of(p, t), t.slots, p.k, t.block_k, t.stages)
+                   : SplitK{1, p.k};
+  };
+  const SplitK big_split = split_for(big);
+  if (tiles_of(p, big) >= sms) return {false, big_split};
+  const SplitK small_split = split_for(small);
+  const double big_cost = plan_cost(tiles_of(p, big), sms, big.block_m, big.block_n, big_split);
+  const double small_cost =
+      plan_cost(tiles_of(p, small), sms, small.block_m, small.block_n, small_split);
+  return small_cost < big_cost ? TilePlan{true, small_split} : TilePlan{false, big_split};
+}
+
 // Floats per slice in the workspace: M x N rounded up to a float4, so every slice starts on 16
 // bytes.
 inline int64_t split_k_slice_floats(const Problem& p) {

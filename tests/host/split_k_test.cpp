@@ -80,4 +80,38 @@ TEST(SplitK, PlanCostIsTheBusiestSmsWork) {
   EXPECT_EQ(sgemm::plan_cost(64, 132, 128, 256, SplitK{2, 4096}), 128.0 * 256 * 4096);
 }
 
+// 08's tiles on the H100: 128 x 256 x 16 (4 stages, one block per SM) and 64 x 128 x 32 (3
+// stages, two per SM), 132 SMs.
+sgemm::Problem shape(int m, int n, int k) {
+  sgemm::Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+constexpr sgemm::TileSpec kBig{128, 256, 16, 4, 132};
+constexpr sgemm::TileSpec kSmall{64, 128, 32, 3, 264};
+
+TEST(SplitK, TheBigTileWhenItFillsEverySm) {
+  const sgemm::TilePlan plan = sgemm::plan_tiles(shape(8192, 8192, 8192), kBig, kSmall, 132, true);
+  EXPECT_FALSE(plan.small_tile);  // 2048 big blocks; the small tile's count is 1.6 % lower
+  EXPECT_EQ(plan.split.splits, 1);
+}
+
+TEST(SplitK, BelowOneWaveTheLighterBusiestSm) {
+  // 2048^3: 128 big blocks (one each) against 512 small ones (4 on the busiest SM): a tie.
+  EXPECT_FALSE(sgemm::plan_tiles(shape(2048, 2048, 2048), kBig, kSmall, 132, true).small_tile);
+  // 1536^3: 72 big blocks against 288 small ones, 3 on the busiest SM: less work.
+  EXPECT_TRUE(sgemm::plan_tiles(shape(1536, 1536, 1536), kBig, kSmall, 132, true).small_tile);
+  // N = 128 fills half a big tile: the small tile, and two K slices fill its 264 slots.
+  const sgemm::TilePlan skinny = sgemm::plan_tiles(shape(8192, 128, 8192), kBig, kSmall, 132, true);
+  EXPECT_TRUE(skinny.small_tile);
+  EXPECT_EQ(skinny.split.splits, 2);
+  // One block of either tile: as many slices as slots allow.
+  const sgemm::TilePlan deep = sgemm::plan_tiles(shape(64, 64, 1 << 20), kBig, kSmall, 132, true);
+  EXPECT_TRUE(deep.small_tile);
+  EXPECT_EQ(deep.split.splits, 256);
+  EXPECT_EQ(sgemm::plan_tiles(shape(64, 64, 1 << 20), kBig, kSmall, 132, false).split.splits, 1);
+}
+
 }  // namespace
