@@ -142,7 +142,7 @@ struct TileShape {
 constexpr TileShape kTile{SGEMM_TILE};
 using MainTile =
     Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
-// For problems whose big tiles would leave SMs idle (README.md, "Small problems").
+// For problems whose big tiles would leave SMs idle (README.md, "Every shape").
 using SmallTile = Tile<64, 128, 32, 32, 64, 3>;
 
 // ---- The tensor-core side ----------------------------------------------------------------------

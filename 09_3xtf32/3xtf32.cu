@@ -170,7 +170,7 @@ struct TileShape {
 constexpr TileShape kTile{SGEMM_TILE};
 using MainTile =
     Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
-// For problems whose big tiles would leave SMs idle (08's README, "Small problems"). One block
+// For problems whose big tiles would leave SMs idle (README.md, "Every shape"). One block
 // per SM, as the main tile: its registers (over 128 a thread) allow no second one.
 using SmallTile = Tile<64, 128, 32, 32, 32, 3>;
 

@@ -62,8 +62,9 @@ inline double plan_cost(int64_t tiles, int sms, int block_m, int block_n, const 
 // (plan_split_k: slices only when its blocks leave SMs idle). The big tile whenever its blocks fill
 // every SM at least once: its last wave then idles part of the GPU for one round at most, and the
 // small tile's blocks run slower on an SM (at 8192^3 the small tile's blocks load the busiest SM
-// 1.6 % less than the big tile's 15.5 waves, and ran at 107 TFLOP/s against 161 for 08 and 44.5
-// against 57.3 for 09, H100, tuning runs of 35dd309 and 43dc6da). Below one wave, the tile whose
+// 1.6 % less than the big tile's 15.5 waves; taking them, 08 ran at 107.1 TFLOP/s and 09 at 44.5,
+// against 168.7 and 59.6 with the big tile: docs/results/nvidia-h100-80gb-hbm3/tuning_08.md,
+// tuning_09.md and tensor_cores/tuning_35dd309.txt, H100). Below one wave, the tile whose
 // busiest SM has the least work (plan_cost; a tie keeps the big tile).
 struct TileSpec {
   int block_m, block_n, block_k, stages;
