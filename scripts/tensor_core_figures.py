@@ -18,6 +18,11 @@ source (out_of_date()).
   08_tensor_cores/figures/warp_tile.png  block -> warps -> mma tiles of the default tile
   08_tensor_cores/figures/banks.png      banks of the fragment loads: ldmatrix phases of A
                                          (rows padded to BK + 4) and the b0 loads of B (BN + 8)
+  08_tensor_cores/figures/pipeline.png   the main loop over time for one warp: the stages' copies,
+                                         the fragments loaded a k-step ahead, round + mma, the
+                                         barrier at each K tile's last k-step
+  08_tensor_cores/figures/split_k.png    the launcher's plan for two shapes: the tile, the K
+                                         slices on the SMs' block slots, the reduction
   09_3xtf32/figures/split.png            FP32 -> TF32 big + TF32 small: which bits each keeps
   09_3xtf32/figures/promotion.png        speed and error against the promotion interval, from the
                                          measured 09_3xtf32/figures/promotion_h100.csv
@@ -177,11 +182,16 @@ def table_signature(table):
 
 def signatures(root):
     """{(chapter, figure): the line stamped into it}: what each figure is drawn from in root."""
-    tile = tile_signature(tile_of(root / "08_tensor_cores" / "tensor_cores.cu"))
+    source08 = root / "08_tensor_cores" / "tensor_cores.cu"
+    tile = tile_signature(tile_of(source08))
+    params08 = parse_parameters(source08)
     hopper = hopper_tile_of(root / HOPPER_SOURCE)
     return {("08_tensor_cores", "fragments.png"): fragment_signature(),
             ("08_tensor_cores", "warp_tile.png"): tile,
             ("08_tensor_cores", "banks.png"): tile,
+            ("08_tensor_cores", "pipeline.png"): pipeline08_signature(params08),
+            ("08_tensor_cores", "split_k.png"): split_signature08(params08,
+                                                                  small_tile_of(source08)),
             ("09_3xtf32", "split.png"): split_signature(),
             ("09_3xtf32", "promotion.png"): table_signature(root / PROMOTION_CSV),
             ("10_wgmma", "wgmma.png"): hopper_signature(hopper),
@@ -607,6 +617,374 @@ def draw_pipeline(plt, tile, out):
     save_palette(plt, fig, out)
 
 
+# ---- 08's main loop over time (pipeline.png) and its launch plan (split_k.png) ----------------
+
+# Durations of 08's pipeline.png, in arbitrary units: schematic, chosen to be legible, not
+# measured (08_tensor_cores/README.md, "The pipeline", gives the measured effect of the
+# prefetch). Only the order and the overlap are the kernel's.
+PIPELINE08_DURATIONS = {
+    "issue": 0.8,          # the cp.async of one K tile (this warp's share), commit
+    "copy_latency": 14.0,  # from issue until the tile has landed in shared memory
+    "barrier": 0.5,        # cp.async.wait_group + __syncthreads, once the tile has landed
+    "load": 0.9,           # issuing one k-step's raw fragments (ldmatrix of A, loads of B)
+    "load_latency": 2.6,   # from issue until they are in registers
+    "mma": 3.0,            # rounding one k-step's fragments to TF32 and issuing its mma
+}
+
+
+def tile08_pipeline(stages, k_steps, tiles, d=None):
+    """08's prefetched main loop for one warp (all warps run in step), played out with the
+    schematic durations d over `tiles` K tiles of a longer K (copies keep being issued). The
+    prologue issues tiles 0 .. stages - 2, waits for tile 0, meets the barrier and loads the
+    fragments of (tile 0, step 0). Iteration t issues the copies of tile t + stages - 1 into
+    stage (t + stages - 1) % stages, then per k-step s: at the last one, waits for tile t + 1
+    and meets the barrier; loads the raw fragments of the next step (t, s + 1), or (t + 1, 0)
+    after the barrier; rounds and multiplies (t, s) once its fragments are in registers.
+    Returns {"copies": {tile: (stage, issued, landed, freed)}, "issues": {tile: (start, end)},
+    "barriers": {t: (start, end)} (t = -1: the prologue's), "loads": {(t, s): (start, end,
+    arrived)}, "mmas": {(t, s): (start, end)}, "end"}; a stage is freed by the barrier after
+    which every warp holds its tile's fragments."""
+    d = dict(PIPELINE08_DURATIONS, **(d or {}))
+    copies, issues, barriers, loads, mmas = {}, {}, {}, {}, {}
+    now = 0.0
+
+    def issue(tile):
+        nonlocal now
+        issues[tile] = (now, now + d["issue"])
+        copies[tile] = [tile % stages, now, now + d["issue"] + d["copy_latency"], None]
+        now += d["issue"]
+
+    def barrier(t, wait_for):
+        nonlocal now
+        start = max(now, copies[wait_for][2])  # cp.async.wait_group: the tile has landed
+        barriers[t] = (start, start + d["barrier"])
+        now = start + d["barrier"]
+
+    def load(t, s):
+        nonlocal now
+        loads[(t, s)] = (now, now + d["load"], now + d["load_latency"])
+        now += d["load"]
+
+    for tile in range(stages - 1):
+        issue(tile)
+    barrier(-1, 0)
+    load(0, 0)
+    for t in range(tiles):
+        issue(t + stages - 1)
+        for s in range(k_steps):
+            if s == k_steps - 1:
+                barrier(t, t + 1)
+                copies[t][3] = barriers[t][1]
+                load(t + 1, 0)
+            else:
+                load(t, s + 1)
+            start = max(now, loads[(t, s)][2])
+            mmas[(t, s)] = (start, start + d["mma"])
+            now = start + d["mma"]
+    return {"copies": {t: tuple(c) for t, c in copies.items()}, "issues": issues,
+            "barriers": barriers, "loads": loads, "mmas": mmas, "end": now}
+
+
+def pipeline08_signature(params):
+    """What 08's pipeline.png is drawn from: the default tile, the prefetch switch and a digest
+    of the schematic durations."""
+    durations = digest(repr(sorted(PIPELINE08_DURATIONS.items())).encode())
+    tile = {n: v for n, v in params.items() if not n.startswith(("k", "SGEMM_"))}
+    return (tile_signature(tile) + f"; SGEMM_PREFETCH = {params.get('SGEMM_PREFETCH', 1)}"
+            f"; schematic durations sha256 {durations}")
+
+
+def draw_pipeline08(plt, tile, out):
+    """08's main loop over time: which tile each stage holds (copies in flight, then read), and
+    one warp's cp.async issue and barriers, fragment loads and round + mma, per k-step."""
+    from matplotlib.patches import Patch, Rectangle
+    from plot import COLOURS
+    stages, bk = tile["stages"], tile["block_k"]
+    k_steps = bk // 8
+    frags_m, frags_n = tile["warp_m"] // 16, tile["warp_n"] // 8
+    tiles = stages + 2
+    plan = tile08_pipeline(stages, k_steps, tiles)
+    end = plan["mmas"][(tiles - 1, k_steps - 1)][1]
+    width, height = 14, 4.9 + 0.5 * stages
+    fig, (ax, ax_w) = plt.subplots(2, 1, figsize=(width, height), sharex=True,
+                                   gridspec_kw=dict(height_ratios=[stages, 3]))
+    units_per_inch = (end + 0.6) / (width * 0.9)
+
+    def bar(axis, x0, x1, row, labels, **style):
+        """A bar with the longest of labels that fits inside it (7.5-point text)."""
+        x1 = min(x1, end + 0.3)
+        axis.add_patch(Rectangle((x0, row + 0.18), x1 - x0, 0.64, **style))
+        for label in labels:
+            if (len(label) + 1) * 0.058 * units_per_inch < x1 - x0:
+                axis.text((x0 + x1) / 2, row + 0.5, label, ha="center", va="center",
+                          fontsize=7.5, bbox=dict(facecolor="white", edgecolor="none", pad=0.4,
+                                                  alpha=0.8))
+                break
+
+    # (1) The stages: tile t in stage t % kStages from its copies' issue until the barrier
+    # after which every warp holds its fragments.
+    for t, (stage, issued, landed, freed) in plan["copies"].items():
+        c = COLOURS[t % len(COLOURS)]
+        bar(ax, issued, landed, stage, [f"copy of tile {t} in flight", f"copy {t}", str(t)],
+            facecolor="white", edgecolor=c, hatch="////", lw=1.1)
+        bar(ax, landed, freed if freed is not None else end + 0.3, stage,
+            [f"tile {t}: fragments read", f"tile {t}", str(t)], facecolor=c, edgecolor="#1f2328",
+            lw=0.8)
+    ax.set_ylim(stages, 0)
+    ax.set_yticks([s + 0.5 for s in range(stages)], [f"stage {s}" for s in range(stages)])
+    ax.grid(False)
+    ax.set_title(f"08_tensor_cores pipeline: {stages} stages of BK = {bk}, {k_steps} mma k-steps "
+                 f"per K tile, fragments loaded one k-step ahead (copies of tile t + {stages - 1} "
+                 "issued on tile t)", loc="left", fontsize=10.5, fontweight="bold")
+    # (2) One warp: its cp.async issue and barriers, its fragment loads, its round + mma.
+    for t, (x0, x1) in plan["issues"].items():
+        if x0 < end:
+            bar(ax_w, x0, x1, 0, [str(t)], facecolor=COLOURS[t % len(COLOURS)],
+                edgecolor="#1f2328", lw=0.6)
+    for t, (x0, x1) in plan["barriers"].items():
+        ax_w.add_patch(Rectangle((x0, 0.18), x1 - x0, 0.64, facecolor="#1f2328"))
+        for axis in (ax, ax_w):
+            axis.axvline(x1, color="#57606a", lw=0.7, ls=":")
+    for (t, s), (x0, x1, arrived) in plan["loads"].items():
+        if x0 < end:
+            c = COLOURS[t % len(COLOURS)]
+            ax_w.add_patch(Rectangle((x1, 1.42), min(arrived, end + 0.3) - x1, 0.16,
+                                     facecolor=c, alpha=0.35))
+            bar(ax_w, x0, x1, 1, [f"{t}.{s}"], facecolor=c, edgecolor="#1f2328", lw=0.6)
+    for (t, s), (x0, x1) in plan["mmas"].items():
+        bar(ax_w, x0, x1, 2, [f"round + mma {t}.{s}", f"{t}.{s}"],
+            facecolor=COLOURS[t % len(COLOURS)], edgecolor="#1f2328", lw=0.8)
+    ax_w.set_ylim(3, 0)
+    ax_w.set_yticks([0.5, 1.5, 2.5], ["cp.async issue,\nwait + barrier", "fragment loads",
+                                      "round + mma"])
+    ax_w.set_xticks([])
+    ax_w.set_xlabel("time (schematic)", fontsize=8.5)
+    ax_w.grid(False)
+    ax.set_xlim(-0.3, end + 0.3)
+    fig.legend(handles=[Patch(facecolor="white", edgecolor="#57606a", hatch="////",
+                              label="copies of a K tile in flight (cp.async)"),
+                        Patch(facecolor=COLOURS[0], edgecolor="#1f2328",
+                              label="tile landed, its fragments being read"),
+                        Patch(facecolor="#1f2328",
+                              label="cp.async.wait_group + __syncthreads (dotted line)"),
+                        Patch(facecolor=COLOURS[0], alpha=0.35,
+                              label="fragment loads in flight")],
+               loc="upper left", bbox_to_anchor=(0.08, 1.3 / height), ncol=4, fontsize=7.5,
+               frameon=False)
+    fig.text(0.01, 0.3 / height,
+             f"Box t.s: tile t, k-step s. At k-step s the warp issues the raw fragment loads of "
+             f"step s + 1 ({frags_m} ldmatrix.x4 + {2 * frags_n} B loads), then rounds and "
+             f"multiplies step s ({4 * frags_m + 2 * frags_n} values to TF32, {frags_m * frags_n} "
+             "mma), "
+             "whose fragments arrived a step ago.\nAt the last k-step of tile t it waits for tile "
+             "t + 1 and meets the barrier, which also proves every warp holds tile t's fragments: "
+             f"its stage is refilled with tile t + {stages} at the top of the next iteration.\n"
+             "The loads of tile t + 1's first fragments go before the last mma of tile t, so the "
+             "tensor pipe does not drain at the barrier. Durations are schematic, chosen to be "
+             "legible; the order and the overlap are the kernel's.", fontsize=8)
+    fig.text(0.01, 0.012, "08_tensor_cores default SGEMM_TILE, drawn by "
+             "scripts/tensor_core_figures.py", fontsize=7, color="#57606a")
+    fig.subplots_adjust(left=0.1, right=0.99, top=1 - 0.35 / height, bottom=1.6 / height,
+                        hspace=0.12)
+    save_palette(plt, fig, out)
+
+
+# Split-K and the tile plan, as common/split_k.h makes them (tests/host/split_k_test.cpp checks
+# the C++; tests/scripts/test_tensor_core_figures.py checks these against its cases).
+MAX_SPLITS = 256  # sgemm::kMaxSplits
+H100_SMS = 132
+SPLIT_SHAPES = ((96, 96, 1048576), (8192, 128, 8192))  # (m, n, k) split_k.png draws
+
+
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+def plan_split_k(tiles, slots, k, block_k, min_slice_tiles):
+    """sgemm::plan_split_k: (splits, k_slice)."""
+    if tiles <= 0 or tiles >= slots:
+        return 1, k
+    k_tiles = ceil_div(k, block_k)
+    splits = min(slots // tiles, k_tiles // min_slice_tiles, MAX_SPLITS)
+    if splits < 2:
+        return 1, k
+    k_slice = ceil_div(k_tiles, splits) * block_k
+    return ceil_div(k, k_slice), k_slice
+
+
+def plan_cost(tiles, sms, block_m, block_n, split):
+    """sgemm::plan_cost: multiply-adds on the busiest SM."""
+    return ceil_div(tiles * split[0], sms) * block_m * block_n * split[1]
+
+
+def tiles_of(m, n, spec):
+    return ceil_div(m, spec["block_m"]) * ceil_div(n, spec["block_n"])
+
+
+def plan_tiles(m, n, k, big, small, sms, split_k=True):
+    """sgemm::plan_tiles: (small_tile, (splits, k_slice)); big and small are {block_m, block_n,
+    block_k, stages, slots}."""
+    def split_for(spec):
+        return (plan_split_k(tiles_of(m, n, spec), spec["slots"], k, spec["block_k"],
+                             spec["stages"]) if split_k else (1, k))
+    big_split = split_for(big)
+    if tiles_of(m, n, big) >= sms:
+        return False, big_split
+    small_split = split_for(small)
+    big_cost = plan_cost(tiles_of(m, n, big), sms, big["block_m"], big["block_n"], big_split)
+    small_cost = plan_cost(tiles_of(m, n, small), sms, small["block_m"], small["block_n"],
+                           small_split)
+    return (True, small_split) if small_cost < big_cost else (False, big_split)
+
+
+def small_tile_of(source):
+    """{block_m, block_n, block_k, warp_m, warp_n, stages} of `using SmallTile = Tile<...>;`,
+    matched to the names of Tile's template parameters (kBlockM_ -> block_m)."""
+    try:
+        text = strip_comments(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: cannot read: {error}") from None
+    small = re.search(r"\busing\s+SmallTile\s*=\s*(\w+)\s*<([\d\s,]+)>\s*;", text)
+    if not small:
+        raise UsageError(f"{source}: no `using SmallTile = Tile<...>;` with integer values")
+    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(small.group(1)) + r"\b",
+                       text)
+    if not struct:
+        raise UsageError(f"{source}: template struct {small.group(1)} not found")
+    names = [re.sub(r"(?<!^)([A-Z])", r"_\1", p.split()[-1][1:].rstrip("_")).lower()
+             for p in struct.group(1).split(",")]
+    values = [int(v) for v in small.group(2).split(",")]
+    if len(names) != len(values) or sorted(names) != sorted(TILE_FIELDS):
+        raise UsageError(f"{source}: SmallTile's values do not match {small.group(1)}'s "
+                         f"parameters ({', '.join(names)})")
+    return dict(zip(names, values))
+
+
+TILE_FIELDS = ("block_m", "block_n", "block_k", "warp_m", "warp_n", "stages")
+
+
+def blocks_per_sm(tile):
+    """The kernel's kMinBlocksPerSm (SGEMM_VECTOR_B = 0): 2 for a block of at most 128 threads
+    whose shared memory fits twice in 228 KB, else 1; what the H100 gives the two tiles."""
+    threads = 32 * (tile["block_m"] // tile["warp_m"]) * (tile["block_n"] // tile["warp_n"])
+    smem = 4 * tile["stages"] * (tile["block_m"] * (tile["block_k"] + 4) +
+                                 tile["block_k"] * (tile["block_n"] + 8))
+    return 2 if threads <= 128 and 2 * (smem + 1024) <= 228 * 1024 else 1
+
+
+def tile_specs(big, small, sms=H100_SMS):
+    """The launcher's TileSpecs of 08's two tiles on `sms` SMs."""
+    return tuple(dict({n: t[n] for n in ("block_m", "block_n", "block_k", "stages")},
+                      slots=sms * blocks_per_sm(t)) for t in (big, small))
+
+
+def split_signature08(params, small):
+    """What split_k.png is drawn from: both tiles, the split-K switch, the shapes, the SMs."""
+    tile = {n: v for n, v in params.items() if not n.startswith(("k", "SGEMM_"))}
+    return (tile_signature(tile) + "; SmallTile: " + tile_text(small, TILE_FIELDS) +
+            f"; SGEMM_SPLIT_K = {params.get('SGEMM_SPLIT_K', 1)}; shapes " +
+            ", ".join("x".join(map(str, s)) for s in SPLIT_SHAPES) + f"; {H100_SMS} SMs")
+
+
+def draw_split_k(plt, params, small, out):
+    """For each of SPLIT_SHAPES: both tiles' plans and the one the launcher takes, its blocks on
+    the SMs' slots coloured by K slice, K cut into the slices, and the reduction."""
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+    big = {n: params[n] for n in TILE_FIELDS}
+    specs = tile_specs(big, small)
+    split_on = bool(params.get("SGEMM_SPLIT_K", 1))
+    cols = 12
+    rows = ceil_div(H100_SMS, cols)
+    fig, axes = plt.subplots(1, len(SPLIT_SHAPES), figsize=(6.5 * len(SPLIT_SHAPES), 8.6))
+    cmap = plt.get_cmap("viridis")
+    for ax, (m, n, k) in zip(axes, SPLIT_SHAPES):
+        use_small, (splits, k_slice) = plan_tiles(m, n, k, *specs, H100_SMS, split_on)
+        spec, name = (specs[1], "SmallTile") if use_small else (specs[0], "the big tile")
+        tiles = tiles_of(m, n, spec)
+        per_sm = spec["slots"] // H100_SMS
+        costs = []
+        for label, s in (("big", specs[0]), ("small", specs[1])):
+            t = tiles_of(m, n, s)
+            sp = (plan_split_k(t, s["slots"], k, s["block_k"], s["stages"]) if split_on
+                  else (1, k))
+            costs.append(f"{label} {s['block_m']} x {s['block_n']}: {t} block"
+                         f"{'s' if t != 1 else ''} x {sp[0]} slice{'s' if sp[0] != 1 else ''}"
+                         f" of {sp[1]}, busiest SM "
+                         f"{plan_cost(t, H100_SMS, s['block_m'], s['block_n'], sp) / 1e6:.1f} M")
+        ax.set_xlim(-0.2, cols + 0.2)
+        ax.set_ylim(rows + 6.2, -3.6)
+        ax.axis("off")
+        ax.set_title(f"{m} x {n} x {k}: {name} ({spec['block_m']} x {spec['block_n']}),\n"
+                     f"{tiles} block{'s' if tiles != 1 else ''} per pass over K x {splits} K "
+                     f"slice{'s' if splits != 1 else ''}", loc="left", fontsize=10.5,
+                     fontweight="bold")
+        ax.text(0, -3.1, "each tile's plan (multiply-adds on the busiest SM; the launcher takes "
+                "the big tile\nif its blocks fill every SM, else the lighter busiest SM):\n" +
+                "\n".join(costs) + "\nbelow: the SMs, each block coloured by its K slice",
+                fontsize=8, va="top")
+        # The SMs, each with its block slots; block b (x, y fastest, then the slice z) drawn in
+        # slot b // SMs of SM b % SMs.
+        blocks = tiles * splits
+        for sm in range(H100_SMS):
+            r, c = divmod(sm, cols)
+            ax.add_patch(Rectangle((c + 0.04, r + 0.04), 0.92, 0.92, facecolor="none",
+                                   edgecolor="#57606a", lw=0.6))
+            for slot in range(per_sm):
+                b = slot * H100_SMS + sm
+                h = 0.84 / per_sm
+                y = r + 0.08 + slot * h
+                if b < blocks:
+                    z = b // tiles
+                    colour = cmap(0.1 + 0.8 * z / max(1, splits - 1))
+                else:
+                    colour = "#eaeef2"
+                ax.add_patch(Rectangle((c + 0.08, y), 0.84, h - 0.04, facecolor=colour,
+                                       edgecolor="none"))
+        idle = spec["slots"] - blocks if blocks < spec["slots"] else 0
+        ax.text(0, rows + 0.6, f"{H100_SMS} SMs x {per_sm} block slot{'s' if per_sm != 1 else ''}"
+                f" = {spec['slots']} slots; {blocks} blocks"
+                + (f", {idle} slots idle (grey)" if idle else
+                   (", every slot busy" if blocks <= spec["slots"] else
+                    f", {ceil_div(blocks, spec['slots'])} waves")), fontsize=8.5, va="top")
+        # K cut into the slices (colour: slice, as on the SMs), then the reduction into C.
+        ky = rows + 2.0
+        for z in range(splits):
+            x0 = cols * z * k_slice / k
+            x1 = cols * min(k, (z + 1) * k_slice) / k
+            ax.add_patch(Rectangle((x0, ky), x1 - x0, 0.8,
+                                   facecolor=cmap(0.1 + 0.8 * z / max(1, splits - 1)),
+                                   edgecolor="white" if splits <= 32 else "none", lw=0.5))
+        ax.text(0, ky - 0.15, f"K = {k} in {splits} slice{'s' if splits != 1 else ''} of "
+                f"{k_slice} ({k_slice // spec['block_k']} K tiles of {spec['block_k']}, at least "
+                f"{spec['stages']} stages' worth)", fontsize=8.5, va="bottom")
+        if splits > 1:
+            mib = splits * ceil_div(m * n, 4) * 4 * 4 / 2 ** 20
+            ax.add_artist(FancyArrowPatch((cols / 2, ky + 0.9), (cols / 2, ky + 2.0),
+                                          arrowstyle="-|>", mutation_scale=12, color="#1f2328"))
+            ax.text(cols / 2 + 0.3, ky + 1.45, f"slice z writes its partial {m} x {n} tile\nto the "
+                    f"workspace ({mib:.2f} MiB in all)", fontsize=8, va="center")
+            ax.text(0, ky + 2.2, f"reduce_split_k: every element adds its {splits} slices in a "
+                    "fixed order, then alpha, beta -> C\n(no atomics: C is the same, bit for bit, "
+                    "on every run)", fontsize=8.5, va="top")
+        else:
+            ax.text(0, ky + 1.2, "one slice: the blocks write C directly, no reduction",
+                    fontsize=8.5, va="top")
+    fig.text(0.01, 0.035,
+             f"Plans by common/split_k.h (plan_tiles, plan_split_k, plan_cost), mirrored in "
+             f"Python, for {H100_SMS} SMs (the H100). Block slots per SM assumed from the "
+             "kernel's kMinBlocksPerSm:\n"
+             f"{blocks_per_sm(big)} for the big tile {big['block_m']} x {big['block_n']} x "
+             f"{big['block_k']}, {blocks_per_sm(small)} for SmallTile {small['block_m']} x "
+             f"{small['block_n']} x {small['block_k']} (the launcher asks "
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor at run time).\nWhich SM runs which "
+             "block is the hardware's choice: the slots are filled in launch order here.",
+             fontsize=8)
+    fig.text(0.01, 0.012, "08_tensor_cores default SGEMM_TILE and SmallTile, drawn by "
+             "scripts/tensor_core_figures.py", fontsize=7, color="#57606a")
+    fig.subplots_adjust(left=0.02, right=0.98, top=0.92, bottom=0.12, wspace=0.1)
+    save_palette(plt, fig, out)
+
+
 # (label, row, sign, exponent, mantissa bits, colour) of split.png; small starts SPLIT_SHIFT bits
 # into x's stored mantissa, below big's 10.
 SPLIT_ROWS = [("FP32 x", 0, 1, 8, 23, "#0969da"),
@@ -706,6 +1084,8 @@ def main(argv):
     root = args.root
     try:
         tile08 = tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
+        params08 = parse_parameters(root / "08_tensor_cores" / "tensor_cores.cu")
+        small08 = small_tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
         hopper = hopper_tile_of(root / HOPPER_SOURCE)
         signs = signatures(root)
         dirs = {}
@@ -719,6 +1099,8 @@ def main(argv):
     jobs = {("08_tensor_cores", "fragments.png"): lambda p: draw_fragments(plt, p),
             ("08_tensor_cores", "warp_tile.png"): lambda p: draw_warp_tile(plt, tile08, p),
             ("08_tensor_cores", "banks.png"): lambda p: draw_banks(plt, tile08, p),
+            ("08_tensor_cores", "pipeline.png"): lambda p: draw_pipeline08(plt, tile08, p),
+            ("08_tensor_cores", "split_k.png"): lambda p: draw_split_k(plt, params08, small08, p),
             ("09_3xtf32", "split.png"): lambda p: draw_split(plt, p),
             ("09_3xtf32", "promotion.png"): lambda p: draw_promotion(plt, root / PROMOTION_CSV, p),
             ("10_wgmma", "wgmma.png"): lambda p: draw_wgmma(plt, hopper, p),

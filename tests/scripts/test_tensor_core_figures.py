@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Host test of scripts/tensor_core_figures.py: it reads chapters 08's and 09's real tile
 parameters and chapter 10's wgmma tile (and follows a changed SGEMM_TILE or in-flight switch),
-draws every figure their READMEs embed, plays chapter 10's pipeline out in the order the kernel
-runs it, keeps every committed figure in step with what it is drawn from (08's tile, 10's tile and
+draws every figure their READMEs embed, plays chapters 08's and 10's pipelines out in the order
+the kernels run them, mirrors common/split_k.h's launch plan (checked against the C++ test's
+cases), keeps every committed figure in step with what it is drawn from (08's tile, 10's tile and
 switches, 09's measured CSV, the script's fragment layout, bit formats and schematic durations),
 and refuses a source it cannot read with one `error:` line and exit 2. Exit 77 (skipped) without
 matplotlib."""
@@ -173,6 +174,73 @@ class TensorCoreFiguresTest(unittest.TestCase):
         for t in range(3, 8):
             self.assertLess(plan["steps"][t]["round"][0], plan["groups"][t - 1][1])
 
+    def test_08_pipeline_plays_out_the_kernels_order(self):
+        # What 08's pipeline.png draws must be the prefetched main loop, whatever the durations.
+        for stages, k_steps in ((4, 2), (3, 4), (2, 2), (5, 2)):
+            for durations in ({}, {"copy_latency": 60.0}, {"load_latency": 9.0}):
+                with self.subTest(stages=stages, k_steps=k_steps, durations=durations):
+                    tiles = stages + 3
+                    plan = tensor_core_figures.tile08_pipeline(stages, k_steps, tiles, durations)
+                    copies, issues, barriers = plan["copies"], plan["issues"], plan["barriers"]
+                    loads, mmas = plan["loads"], plan["mmas"]
+                    self.assertEqual(sorted(mmas), [(t, s) for t in range(tiles)
+                                                    for s in range(k_steps)])
+                    for t in range(tiles):
+                        stage, issued, landed, freed = copies[t]
+                        self.assertEqual(stage, t % stages)
+                        # The copies of tile t + kStages - 1 go at the top of iteration t,
+                        # after the barrier of tile t - 1 freed that stage.
+                        top = issues[t + stages - 1][0]
+                        self.assertGreaterEqual(top, barriers[t - 1][1])
+                        self.assertLessEqual(top, mmas[(t, 0)][0])
+                        if t + stages in copies:
+                            self.assertGreaterEqual(copies[t + stages][1], freed)
+                        # The barrier of tile t's last k-step waits for tile t + 1 and frees
+                        # tile t's stage once every fragment of tile t was loaded.
+                        self.assertLessEqual(copies[t + 1][2], barriers[t][0])
+                        self.assertEqual(freed, barriers[t][1])
+                        for s in range(k_steps):
+                            self.assertLessEqual(loads[(t, s)][1], barriers[t][0])
+                            # Step s + 1's loads are issued before step s is multiplied, and
+                            # step s is multiplied only once its fragments arrived.
+                            following = (t, s + 1) if s + 1 < k_steps else (t + 1, 0)
+                            self.assertLessEqual(loads[following][1], mmas[(t, s)][0])
+                            self.assertGreaterEqual(mmas[(t, s)][0], loads[(t, s)][2])
+                        # The next tile's first loads cross the barrier before the last mma.
+                        self.assertGreaterEqual(loads[(t + 1, 0)][0], barriers[t][1])
+                        self.assertLessEqual(barriers[t][1], mmas[(t, k_steps - 1)][0])
+                        if t > 0:
+                            self.assertGreaterEqual(mmas[(t, 0)][0],
+                                                    mmas[(t - 1, k_steps - 1)][1])
+
+    def test_split_k_plan_mirrors_common_split_k(self):
+        # The cases of tests/host/split_k_test.cpp, with 08's tiles read from its source.
+        big, small = tensor_core_figures.tile_specs(tensor_core_figures.tile_of(SOURCE08),
+                                                    tensor_core_figures.small_tile_of(SOURCE08))
+        self.assertEqual(big, dict(block_m=128, block_n=256, block_k=16, stages=4, slots=132))
+        self.assertEqual(small, dict(block_m=64, block_n=128, block_k=32, stages=3, slots=264))
+        plan_split_k = tensor_core_figures.plan_split_k
+        self.assertEqual(plan_split_k(132, 132, 8192, 32, 3), (1, 8192))
+        self.assertEqual(plan_split_k(1000, 132, 8192, 32, 3), (1, 8192))
+        self.assertEqual(plan_split_k(64, 132, 8192, 32, 3), (2, 4096))
+        self.assertEqual(plan_split_k(1, 264, 150, 32, 3), (1, 150))
+        self.assertLessEqual(plan_split_k(1, 1000, 16 * 32, 32, 3)[0], 5)
+
+        def plan(m, n, k, split_k=True):
+            return tensor_core_figures.plan_tiles(m, n, k, big, small, 132, split_k)
+        self.assertEqual(plan(8192, 8192, 8192), (False, (1, 8192)))
+        self.assertFalse(plan(2048, 2048, 2048)[0])  # a tie keeps the big tile
+        self.assertTrue(plan(1536, 1536, 1536)[0])
+        self.assertEqual(plan(8192, 128, 8192), (True, (2, 4096)))
+        self.assertEqual(plan(64, 64, 1 << 20)[0:2], (True, (256, 4096)))
+        self.assertEqual(plan(64, 64, 1 << 20, split_k=False), (True, (1, 1 << 20)))
+        # The README's table ("Every shape"): 96 x 96 x 1048576.
+        self.assertEqual(plan(96, 96, 1 << 20), (True, (132, 7968)))
+        cost = tensor_core_figures.plan_cost
+        self.assertEqual(cost(2, 132, 64, 128, (132, 7968)), 130547712)
+        self.assertEqual(cost(1, 132, 128, 256, plan_split_k(1, 132, 1 << 20, 16, 4)), 260571136)
+        self.assertEqual(cost(128, 132, 128, 256, (1, 2048)), cost(512, 132, 64, 128, (1, 2048)))
+
     def test_committed_figures_match_their_sources(self):
         # Fails when a tile, 10's tile or switches, the promotion CSV, the fragment layout, the
         # bit formats or the schematic durations changed without a redraw: the README would show
@@ -197,8 +265,16 @@ class TensorCoreFiguresTest(unittest.TestCase):
                           "python3 scripts/tensor_core_figures.py",
                           tensor_core_figures.out_of_date(root))
             self.assertEqual(stale(root), ["08_tensor_cores/figures/warp_tile.png",
-                                           "08_tensor_cores/figures/banks.png"])
+                                           "08_tensor_cores/figures/banks.png",
+                                           "08_tensor_cores/figures/pipeline.png",
+                                           "08_tensor_cores/figures/split_k.png"])
             sources(root)
+            edit(root / "08_tensor_cores" / "tensor_cores.cu", r"^using SmallTile = .*$",
+                 "using SmallTile = Tile<64, 64, 32, 32, 32, 3>;")
+            self.assertEqual(stale(root), ["08_tensor_cores/figures/split_k.png"])
+            sources(root)
+            with mock.patch.dict(tensor_core_figures.PIPELINE08_DURATIONS, {"mma": 1.0}):
+                self.assertEqual(stale(root), ["08_tensor_cores/figures/pipeline.png"])
             with_hopper_tile(root, "128, 64, 3")
             self.assertEqual(stale(root), ["10_wgmma/figures/wgmma.png",
                                            "10_wgmma/figures/pipeline.png"])
@@ -227,7 +303,7 @@ class TensorCoreFiguresTest(unittest.TestCase):
             with_tile(root, "128, 128, 32, 64, 64, 3")
             with_hopper_tile(root, "128, 64, 3")
             remeasure(table)
-            self.assertEqual(len(stale(root)), 6)
+            self.assertEqual(len(stale(root)), 8)
             proc = draw("--root", tmp)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertEqual(stale(root), [])
@@ -235,6 +311,9 @@ class TensorCoreFiguresTest(unittest.TestCase):
                           stamped(root / "08_tensor_cores" / "figures" / "warp_tile.png"))
             self.assertIn("kStages = 3, kInFlight = 1",
                           stamped(root / "10_wgmma" / "figures" / "pipeline.png"))
+            for name in ("pipeline.png", "split_k.png"):
+                self.assertIn("block_k = 32, warp_m = 64, warp_n = 64, stages = 3",
+                              stamped(root / "08_tensor_cores" / "figures" / name))
 
     def test_wgmma_figures_follow_the_source(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -258,6 +337,8 @@ class TensorCoreFiguresTest(unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             for name in ("wgmma.png", "pipeline.png"):
                 self.assertGreater((Path(tmp) / "10_wgmma" / name).stat().st_size, 1000)
+            for name in ("pipeline.png", "split_k.png"):
+                self.assertGreater((Path(tmp) / "08_tensor_cores" / name).stat().st_size, 1000)
             for chapter in CHAPTERS:
                 readme = (REPO / chapter / "README.md").read_text(encoding="utf-8")
                 for png in sorted((REPO / chapter / "figures").glob("*.png")):
