@@ -17,7 +17,8 @@
 // three changes for speed: each element is split once per block, in shared memory, by the thread
 // that copied it, not once per warp that reads it (split_own_chunks()); B sits in "pair rows" so
 // that one LDS.128 gives the (b0, b1) register pairs of two mma (Tile::kStrideB); the fragments of
-// the next k-step are read while the mma of this one run (the main loop). Precision contract: FP32
+// the next k-step are read while the mma of this one run (the main loop). The launcher picks the
+// tile and splits K per shape as chapter 08's does (common/split_k.h). Precision contract: FP32
 // (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32 tolerance; its speed is
 // compared with that mode) for finite inputs whose products and sums are finite in FP32 and whose
 // nonzero elements are at least 2^-114 in magnitude; smaller ones have subnormal small parts, which
