@@ -6,7 +6,7 @@
 //
 // The kernel is chapter 06's. What changes is how the launcher cuts a problem into blocks, because
 // a GPU is only fast when every SM has work until the end:
-//  - wave quantization: four tiles (128 x 256 down to 64 x 64) and a model that, from M, N,
+//  - wave quantization: five tiles (128 x 256 down to 64 x 64) and a model that, from M, N,
 //    K and the device's SM count, predicts the time of each and takes the fastest (the one that
 //    leaves the least SM time idle in the last wave);
 //  - split-K: when M x N gives too few tiles to fill the GPU, K is cut into slices computed by
