@@ -103,6 +103,27 @@ def parse_parameters(path):
     return params
 
 
+def tile_struct(text, source, values, user=r"\w+"):
+    """The template struct a Hopper chapter's tile comes from: `using <user> = <Struct><SGEMM_TILE>;`
+    names it, and its template parameters take the SGEMM_TILE `values` in order. Returns
+    (parameter names, the struct's match: group 1 the parameter list, group 2 the body). Raises
+    UsageError (one line) when the alias, the struct or the parameter count does not fit."""
+    label = "<Name>" if user == r"\w+" else user
+    alias = re.search(r"\busing\s+" + user + r"\s*=\s*(\w+)\s*<\s*SGEMM_TILE\s*>", text)
+    if not alias:
+        raise UsageError(f"{source}: no `using {label} = <Struct><SGEMM_TILE>;` says what the "
+                         "SGEMM_TILE values are")
+    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(alias.group(1)) +
+                       r"\s*\{(.*?)\n\};", text, flags=re.S)
+    if not struct:
+        raise UsageError(f"{source}: template struct {alias.group(1)} not found")
+    names = [p.split()[-1] for p in struct.group(1).split(",")]
+    if len(names) != len(values):
+        raise UsageError(f"{source}: SGEMM_TILE has {len(values)} values but {alias.group(1)} "
+                         f"has {len(names)} template parameters")
+    return names, struct
+
+
 def require(params, names, path):
     missing = [n for n in names if n not in params]
     if missing:

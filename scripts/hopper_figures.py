@@ -42,7 +42,7 @@ import textwrap
 from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
-from figures import UsageError, stamp, stamped, strip_comments
+from figures import UsageError, stamp, stamped, strip_comments, tile_struct
 
 BANKS = 32
 SCRIPT = "scripts/hopper_figures.py"
@@ -243,18 +243,7 @@ def read_kernel(source, required):
         values = [int(v) for v in tile.split(",")]
     except ValueError:
         raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: {tile}") from None
-    user = re.search(r"\busing\s+MainTile\s*=\s*(\w+)\s*<\s*SGEMM_TILE\s*>", text)
-    if not user:
-        raise UsageError(f"{source}: no `using MainTile = <Struct><SGEMM_TILE>;` says what the "
-                         "SGEMM_TILE values are")
-    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(user.group(1)) +
-                       r"\s*\{(.*?)\n\};", text, flags=re.S)
-    if not struct:
-        raise UsageError(f"{source}: template struct {user.group(1)} not found")
-    params = [p.split()[-1] for p in struct.group(1).split(",")]
-    if len(params) != len(values):
-        raise UsageError(f"{source}: SGEMM_TILE has {len(values)} values but {user.group(1)} "
-                         f"has {len(params)} template parameters")
+    params, struct = tile_struct(text, source, values, user="MainTile")
     k = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
     k.update(zip(params, values))
     body = struct.group(2)

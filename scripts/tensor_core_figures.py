@@ -43,7 +43,8 @@ import sys
 from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
-from figures import UsageError, parse_parameters, stamp, stamped, strip_comments, tile_text
+from figures import (UsageError, parse_parameters, stamp, stamped, strip_comments, tile_struct,
+                     tile_text)
 
 BANKS = 32
 PROMOTION_CSV = Path("09_3xtf32") / "figures" / "promotion_h100.csv"
@@ -85,18 +86,7 @@ def hopper_tile_of(source):
     except ValueError:
         raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: "
                          f"{default.group(1).strip()}") from None
-    user = re.search(r"\busing\s+\w+\s*=\s*(\w+)\s*<\s*SGEMM_TILE\s*>", text)
-    if not user:
-        raise UsageError(f"{source}: no `using <Name> = <Struct><SGEMM_TILE>;` says what the "
-                         "SGEMM_TILE values are")
-    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(user.group(1)) +
-                       r"\s*\{(.*?)\n\};", text, flags=re.S)
-    if not struct:
-        raise UsageError(f"{source}: template struct {user.group(1)} not found")
-    names = [p.split()[-1] for p in struct.group(1).split(",")]
-    if len(names) != len(values):
-        raise UsageError(f"{source}: SGEMM_TILE has {len(values)} values but "
-                         f"{user.group(1)} has {len(names)} template parameters")
+    names, struct = tile_struct(text, source, values)
     given = dict(zip(names, values))
     switches = {name: int(value) for name, value in
                 re.findall(r"^\s*#define\s+(SGEMM_\w+)\s+(\d+)\s*$", text, flags=re.M)}
