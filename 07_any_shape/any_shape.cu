@@ -32,6 +32,7 @@
 #include "common/grid.h"
 #include "common/harness.h"
 #include "common/roofline.h"
+#include "common/split_k.h"
 
 // The three parts of the chapter can be switched off one by one, for the attribution table of
 // README.md ("Results"); the tuning build (-DSGEMM_TUNING=ON) compiles those variants.
@@ -471,58 +472,9 @@ __global__ void __launch_bounds__(kPadThreads)
   }
 }
 
-// Split-K's second pass: C = alpha * (the sum of the slices) + beta * C. C and each slice are
-// dense M x N arrays, so the pass runs over the flat index in columns of 4 consecutive elements
-// (a float4: C is 16-byte aligned and the slice stride a multiple of 4). With a small C and many
-// slices, one thread per column would leave most SMs idle and add a hundred slices one load at a
-// time, so the kGroups groups of threads of a block share the slices of the block's columns:
-// group g adds slices g, g + kGroups, g + 2 kGroups, ... in that order, then group 0 adds the
-// groups' sums in the order 1, 2, ... . For a given plan the order never changes, so the result
-// is bit-identical from run to run (float atomics would add in whatever order blocks finish).
-// Elements past the last whole float4 (M x N % 4 != 0) are added one by one by group 0.
-constexpr int kReduceThreads = 256;
-
-__device__ __forceinline__ void add4(float4& sum, const float4& v) {
-  sum.x += v.x;
-  sum.y += v.y;
-  sum.z += v.z;
-  sum.w += v.w;
-}
-
-template <int kGroups>
-__global__ void __launch_bounds__(kReduceThreads)
-    reduce_slices(int64_t count, int slices, int64_t slice_stride, float alpha,
-                  const float* __restrict__ partial, float beta, float* __restrict__ C) {
-  constexpr int kColumns = kReduceThreads / kGroups;  // float4 columns per block
-  __shared__ float4 group_sum[kGroups][kColumns];
-  const int column = threadIdx.x % kColumns;
-  const int group = threadIdx.x / kColumns;
-  const int64_t i = 4 * (static_cast<int64_t>(blockIdx.x) * kColumns + column);
-  const bool whole = i + 4 <= count;
-  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if (whole && group < slices) {
-    sum = *reinterpret_cast<const float4*>(partial + group * slice_stride + i);
-#pragma unroll 4
-    for (int z = group + kGroups; z < slices; z += kGroups) {
-      add4(sum, *reinterpret_cast<const float4*>(partial + z * slice_stride + i));
-    }
-  }
-  if constexpr (kGroups > 1) {
-    group_sum[group][column] = sum;
-    __syncthreads();
-    if (group != 0) return;
-    for (int g = 1; g < kGroups && g < slices; ++g) add4(sum, group_sum[g][column]);
-  }
-  if (whole) {
-    store_c<4>(C + i, &sum.x, alpha, beta);
-  } else if (group == 0) {
-    for (int64_t e = i; e < count; ++e) {
-      float last = partial[e];
-      for (int z = 1; z < slices; ++z) last += partial[z * slice_stride + e];
-      store_c<1>(C + e, &last, alpha, beta);
-    }
-  }
-}
+// Split-K's second pass, C = alpha * (the sum of the slices) + beta * C, in a fixed order (no
+// atomics, so C is bit-identical from run to run): sgemm::reduce_split_k_slices in
+// common/split_k.h, which the tensor-core chapters launch too (README.md, "Split-K").
 
 // ---- The launcher's model ---------------------------------------------------------------------
 // A block runs on one SM from start to end, so a problem cut into `tiles` blocks takes as long
@@ -657,11 +609,6 @@ struct Plan {
   double seconds = 0;
 };
 
-// Elements per split-K slice in the workspace: M x N rounded up to a float4.
-int64_t slice_stride(const sgemm::Problem& p) {
-  return (static_cast<int64_t>(p.m) * p.n + 3) / 4 * 4;
-}
-
 // Floats per row of the padded copy of B: N rounded up to a float4.
 int padded_ld(int n) { return (n + 3) / 4 * 4; }
 
@@ -671,7 +618,8 @@ size_t padded_bytes(const sgemm::Problem& p) {
 
 // The workspace: the split-K slices first, then the padded copy of B (both whole float4s).
 size_t workspace_for(const sgemm::Problem& p, int splits, bool pad) {
-  return (splits > 1 ? static_cast<size_t>(splits) * slice_stride(p) * sizeof(float) : 0) +
+  return (splits > 1 ? static_cast<size_t>(splits) * sgemm::split_k_slice_floats(p) * sizeof(float)
+                     : 0) +
          (pad ? padded_bytes(p) : 0);
 }
 
@@ -750,18 +698,6 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
   return best.seconds * (1.0 + kKeepMargin) > base.seconds ? base : best;
 }
 
-// Thread groups per block of the reduction (1, 4, 16 or 64): the fewest that still give every SM
-// two blocks, never more groups than slices.
-int reduce_groups(int64_t count, int slices, int sms) {
-  const int64_t columns = (count + 3) / 4;
-  int groups = 1;
-  while (groups < 64 && groups * 4 <= slices &&
-         (columns + kReduceThreads / groups - 1) / (kReduceThreads / groups) < 2 * sms) {
-    groups *= 4;
-  }
-  return groups;
-}
-
 // ---- The launcher -----------------------------------------------------------------------------
 
 template <class T, int kVec, int kVecC = kVec>
@@ -824,7 +760,7 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
   float* out = split ? workspace : C;
   const float alpha = split ? 1.0f : p.alpha;
   const float beta = split ? 0.0f : p.beta;
-  const int64_t stride = slice_stride(p);
+  const int64_t stride = sgemm::split_k_slice_floats(p);
   // N odd and padding pays: B copied into rows of padded_ld(N) floats, after the slices.
   float* padded_b = nullptr;
   if (plan.pad) {
@@ -849,20 +785,7 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
       launch_tile<TinyTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
   }
-  if (split) {
-    const int64_t count = static_cast<int64_t>(p.m) * p.n;
-    const int groups = reduce_groups(count, plan.splits, device().sms);
-    const int64_t columns = (count + 3) / 4;
-    const int64_t columns_per_block = kReduceThreads / groups;
-    const auto blocks =
-        static_cast<unsigned>((columns + columns_per_block - 1) / columns_per_block);
-    auto* reduce = groups == 1    ? &reduce_slices<1>
-                   : groups == 4  ? &reduce_slices<4>
-                   : groups == 16 ? &reduce_slices<16>
-                                  : &reduce_slices<64>;
-    reduce<<<blocks, kReduceThreads, 0, stream>>>(count, plan.splits, stride, p.alpha, out, p.beta,
-                                                  C);
-  }
+  if (split) sgemm::reduce_split_k_slices(p, plan.splits, out, C, stream);
 }
 
 // The workspace this problem's plan needs: split-K's slices and the padded copy of B (0 when

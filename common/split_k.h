@@ -121,7 +121,8 @@ inline constexpr int kReduceThreads = 256;
 // array (C is dense). Each thread owns one float4 of C; the block's threads form kGroups groups,
 // group g adding slices g, g + kGroups, ... in that order, then group 0 adding the groups' sums
 // in the order 1, 2, ... . Many slices and few elements (K = 2^20, 64 x 64) would otherwise leave
-// one thread walking 256 slices. The elements past the last whole float4 go one by one.
+// one thread walking 256 slices. The elements past the last whole float4 go one by one. Chapter
+// 07 taught this reduction; 07, 08 and 09 all launch it through reduce_split_k_slices.
 template <int kGroups>
 __global__ void __launch_bounds__(kReduceThreads)
     reduce_split_k(int64_t count, int splits, int64_t slice_floats, float alpha,
@@ -132,10 +133,12 @@ __global__ void __launch_bounds__(kReduceThreads)
   const int group = threadIdx.x / kColumns;
   const int64_t i = 4 * (static_cast<int64_t>(blockIdx.x) * kColumns + column);
   const bool whole = i + 4 <= count;
+  // Each group starts from its first slice, not from 0 + it: a sum of -0.0 stays -0.0.
   float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if (whole) {
+  if (whole && group < splits) {
+    sum = *reinterpret_cast<const float4*>(partial + group * slice_floats + i);
 #pragma unroll 4
-    for (int z = group; z < splits; z += kGroups) {
+    for (int z = group + kGroups; z < splits; z += kGroups) {
       const float4 v = *reinterpret_cast<const float4*>(partial + z * slice_floats + i);
       sum.x += v.x;
       sum.y += v.y;
@@ -147,7 +150,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     group_sum[group][column] = sum;
     __syncthreads();
     if (group != 0) return;
-    for (int g = 1; g < kGroups; ++g) {
+    for (int g = 1; g < kGroups && g < splits; ++g) {
       sum.x += group_sum[g][column].x;
       sum.y += group_sum[g][column].y;
       sum.z += group_sum[g][column].z;
