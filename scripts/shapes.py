@@ -35,6 +35,18 @@ leaves alone (shapes_<NN>_<NN>, e.g. shapes_08_09 for --chapters 08 09):
 "issue16": shown, but counted in neither the floors nor the geometric mean); both work with or
 without --chapters, and --check-floors turns a floor that does not hold (or has no shape to
 measure it) into exit code 1 in both.
+
+--suite picks the shapes of a --chapters run: 07 (SUITE, chapter 07's, issue 10; the default) or
+hopper (HOPPER_SUITE, issue 18's suite for the Hopper chapters: squares, shapes that are no
+multiple of the tile, transformer layers of published models, decode steps of 1-16 tokens, tall
+and wide skinny, long K with a small C; the source of each shape is written beside it). A floor
+of CHAPTER_FLOORS belongs to one suite and is evaluated only on it (issue 18's, for 13 and 14,
+on the hopper suite). The hopper suite's results carry the suite's name, so they never overwrite
+the 07 suite's of the same chapters (shapes_hopper_<NN>_<NN>, e.g. for --chapters 13 14
+--suite hopper):
+  shapes_hopper_13_14.json         the document, its suite named in "suite_name"
+  shapes_hopper_13_14.md           the table and the floors, as shapes_<NN>_<NN>.md
+  figures/shapes_hopper_13_14.png  the chart, as figures/shapes_<NN>_<NN>.png
 """
 
 import argparse
@@ -45,6 +57,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO, binaries, build,
                       chapter_precision, git_commit, gpu_slug, log, select_chapters)
@@ -58,6 +71,7 @@ examples:
   python3 scripts/shapes.py --waves 4224,4224,4224 --results-dir docs/results/nvidia-h100-80gb-hbm3
   python3 scripts/shapes.py --chapters 08 09 --extra          # issue 16: shapes_08_09.*
   python3 scripts/shapes.py --chapters 09 --shapes "8,4096,4096;4096,4096,4096"
+  python3 scripts/shapes.py --chapters 12 13 14 --suite hopper  # issue 18: shapes_hopper_12_13_14.*
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
             --check-floors, a floor of chapter 07, or with --chapters one of
@@ -100,16 +114,93 @@ EXTRA_GROUP = "issue16"
 EXTRA = [(96, 96, 1048576, EXTRA_GROUP), (8, 4096, 4096, EXTRA_GROUP),
          (1, 8192, 8192, EXTRA_GROUP)]
 
-# The floors of --chapters runs, per chapter: (% of cuBLAS where M*N*K >= 2^30 (BIG_MACS), % on
-# the smaller shapes, the issue that sets them). % of cuBLAS is in the mode of the chapter's
-# precision contract, as its binary reports it. Issue 16 (split-K and tile choice in 08 and 09):
-# 09, the FP32 contract, at least 1.0x cuBLAS FP32 on the large shapes; 08, TF32, at least 40 % of
-# cuBLAS TF32 there; both at least 25 % on the smaller ones. 07's two size floors (issue 10) are
-# the ones floors() checks in the default run, so `--chapters 07 08 09` reports them too.
+# Issue 18's suite for the Hopper chapters (13_persistent_clusters, 14_3xtf32_hopper), written down
+# before either chapter was tuned, so that it judges them on shapes they were not tuned on.
+# (M, N, K, group), row-major C (M x N) = A (M x K) B (K x N). A layer y = x W of a transformer is
+# M = tokens, N = output features, K = input features; its weight gradient dW = x^T dy is
+# M = input features, N = output features, K = tokens. Model dimensions as published:
+#   LLaMA-2-7B (Touvron et al. 2023, "Llama 2"): d 4096, FFN 11008, 32 heads (no GQA: Q, K, V
+#     4096 each), context 4096, vocabulary 32000.
+#   LLaMA-3-8B (Meta 2024, model card): d 4096, FFN 14336, GQA with 8 K/V heads of 128 (K and V
+#     1024 each), context 8192, vocabulary 128256.
+#   GPT-3 175B (Brown et al. 2020, table 2.1): d 12288, FFN 4d = 49152, context 2048.
+#   GPT-2 (Radford et al. 2019): small d 768, medium d 1024; context 1024, vocabulary 50257.
+#   Mixtral 8x7B (Jiang et al. 2024): d 4096, a router to 8 experts.
+#   LoRA (Hu et al. 2021): adapters of rank r (the paper's experiments: 1 to 64), A is d x r.
+# 2^30 multiply-adds splits the floors (BIG_MACS): 29 shapes are large, 11 smaller; three do more
+# work than 8192^3 (12288^3, 16384^3, GPT-3's FFN up), every operand stays under 2.5 GB.
+HOPPER_SUITE = [
+    # Squares 1024 to 16384: powers of two, 3 x 2^k, and GPT-3's d. 1024^3 is exactly 2^30: large.
+    (1024, 1024, 1024, "square"), (2048, 2048, 2048, "square"), (3072, 3072, 3072, "square"),
+    (4096, 4096, 4096, "square"), (6144, 6144, 6144, "square"), (8192, 8192, 8192, "square"),
+    (12288, 12288, 12288, "square"), (16384, 16384, 16384, "square"),
+    # No multiple of the 256 x 128 tile: one past 4096 (a last row and column of nearly empty
+    # tiles), primes on both sides of 4096, the 1000th prime 7919, mixed primes, and two smaller
+    # prime shapes (1021 x 1019 x 1013 lies just under 2^30). Odd K and N: rows no multiple of 16
+    # bytes, which TMA cannot read in place.
+    (4097, 4097, 4097, "unaligned"), (4093, 4099, 4091, "unaligned"),
+    (7919, 7919, 7919, "unaligned"), (1999, 3001, 2003, "unaligned"),
+    (1021, 1019, 1013, "unaligned"), (257, 509, 1021, "unaligned"),
+    # Transformer layers over one full-context sequence. LLaMA-2-7B, 4096 tokens: Q, K and V
+    # fused, FFN up (or gate), FFN down.
+    (4096, 12288, 4096, "transformer"), (4096, 11008, 4096, "transformer"),
+    (4096, 4096, 11008, "transformer"),
+    # LLaMA-3-8B, 8192 tokens: Q, K and V fused (4096 + 2 x 1024), K (or V) alone, FFN up, down.
+    (8192, 6144, 4096, "transformer"), (8192, 1024, 4096, "transformer"),
+    (8192, 14336, 4096, "transformer"), (8192, 4096, 14336, "transformer"),
+    # GPT-3 175B, 2048 tokens: attention output projection, FFN up.
+    (2048, 12288, 12288, "transformer"), (2048, 49152, 12288, "transformer"),
+    # GPT-2 small's output layer (logits) at every one of 1024 positions: N = vocabulary, odd.
+    (1024, 50257, 768, "transformer"),
+    # Decode steps, M = sequences decoded together (1, 4, 8, 16 tokens): LLaMA-2-7B attention
+    # output and FFN up, GPT-3's FFN up (one token: 2.4 GB of weights read once), LLaMA-3-8B FFN
+    # up, Q/K/V and FFN down.
+    (1, 4096, 4096, "small M"), (1, 49152, 12288, "small M"), (4, 11008, 4096, "small M"),
+    (8, 14336, 4096, "small M"), (16, 6144, 4096, "small M"), (16, 4096, 14336, "small M"),
+    # Tall and skinny: Mixtral's router over 16384 tokens (N = 8 experts); a rank-64 LoRA A on
+    # LLaMA-2-7B over 8192 tokens.
+    (16384, 8, 4096, "tall"), (8192, 64, 4096, "tall"),
+    # Wide and skinny: LLaMA-3-8B's output layer for the last token of 128 sequences; LLaMA-2-7B's
+    # for 32 sequences decoding; the weight gradient of a rank-64 LoRA B (r x d) over 8192 tokens.
+    (128, 128256, 4096, "wide"), (32, 32000, 4096, "wide"), (64, 4096, 8192, "wide"),
+    # Long K, small C: Gram matrices (M = N = features, K = samples) at K = 2^20, 2^17 and 2^18
+    # (issue 18's accuracy point: K = 2^18 with small M x N); weight gradients over 65536 tokens
+    # of a rank-16 LoRA A on LLaMA-2-7B and of a 1024 x 1024 layer of GPT-2 medium (64
+    # sequences of 1024 tokens).
+    (16, 16, 1048576, "long K"), (48, 48, 131072, "long K"), (64, 64, 262144, "long K"),
+    (4096, 16, 65536, "long K"), (1024, 1024, 65536, "long K"),
+]
+
+# The suites --suite picks from; 07 is the default, and its results keep their names.
+DEFAULT_SUITE = "07"
+SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE}
+SUITE_TITLES = {"hopper": "Hopper suite, issue 18"}
+
+
+class Floors(NamedTuple):
+    """A chapter's floors in % of cuBLAS (in its precision contract's mode): where M*N*K >=
+    2^30 (BIG_MACS), on the smaller shapes (None: no floor), the geometric mean over all counted
+    shapes (None: no floor), the issue that sets them, and the suite they are set on."""
+    large: float
+    small: Optional[float]
+    issue: int
+    geomean: Optional[float] = None
+    suite: str = DEFAULT_SUITE
+
+
+# The floors of --chapters runs, per chapter, evaluated on runs of their suite only. Issue 16
+# (split-K and tile choice in 08 and 09): 09, the FP32 contract, at least 1.0x cuBLAS FP32 on the
+# large shapes; 08, TF32, at least 40 % of cuBLAS TF32 there; both at least 25 % on the smaller
+# ones. 07's two size floors (issue 10) are the ones floors() checks in the default run, so
+# `--chapters 07 08 09` reports them too. Issue 18, on the hopper suite: 13 (TF32) at least 85 %
+# of cuBLAS TF32 on the large shapes, 60 % on the smaller; 14 (FP32) at least 1.0x cuBLAS FP32
+# on the large shapes and 1.5x in geometric mean (the issue sets no floor on its smaller shapes).
 CHAPTER_FLOORS = {
-    "07_any_shape": (FLOOR_BIG, FLOOR_SMALL, 10),
-    "08_tensor_cores": (40.0, 25.0, 16),
-    "09_3xtf32": (100.0, 25.0, 16),
+    "07_any_shape": Floors(FLOOR_BIG, FLOOR_SMALL, 10),
+    "08_tensor_cores": Floors(40.0, 25.0, 16),
+    "09_3xtf32": Floors(100.0, 25.0, 16),
+    "13_persistent_clusters": Floors(85.0, 60.0, 18, suite="hopper"),
+    "14_3xtf32_hopper": Floors(100.0, None, 18, geomean=150.0, suite="hopper"),
 }
 
 
@@ -182,6 +273,10 @@ def parse_args(argv):
     parser.add_argument("--chapters", nargs="+", metavar="NN",
                         help="run the suite for these chapters instead of 06 and 07: numbers (08), "
                              "names or folder names; writes shapes_<NN>_<NN>.*")
+    parser.add_argument("--suite", choices=list(SUITES), default=DEFAULT_SUITE,
+                        help="the shapes of a --chapters run: 07 (chapter 07's suite, the "
+                             f"default) or hopper (issue 18's, {len(HOPPER_SUITE)} shapes; "
+                             "writes shapes_hopper_<NN>_<NN>.*)")
     parser.add_argument("--shapes", type=parse_shapes, action="append", metavar="M,N,K[;M,N,K]",
                         help="run only these shapes (repeatable; quote the ';')")
     parser.add_argument("--extra", action="store_true",
@@ -197,10 +292,15 @@ def parse_args(argv):
         raise UsageError(f"--time-budget must be > 0 (got {args.time_budget})")
     model = "--sawtooth" if args.sawtooth else "--waves" if args.waves else None
     chosen = [option for option, value in (("--chapters", args.chapters), ("--shapes", args.shapes),
-                                           ("--extra", args.extra)) if value]
+                                           ("--extra", args.extra),
+                                           (f"--suite {args.suite}", args.suite != DEFAULT_SUITE))
+              if value]
     if model and chosen:
         raise UsageError(f"{chosen[0]} does not combine with {model} (chapter 07's launcher model, "
                          "chapters 06 and 07 only)")
+    if args.suite != DEFAULT_SUITE and not args.chapters:
+        raise UsageError(f"--suite {args.suite} needs --chapters (the chapters to run on it, e.g. "
+                         "--chapters 12 13)")
     if args.render_only and (args.shapes or args.extra):
         raise UsageError(f"{'--shapes' if args.shapes else '--extra'} chooses what to run: "
                          "--render-only runs nothing")
@@ -460,12 +560,12 @@ def document_order(document, table):
     return [s for s in order if s in table] + sorted(s for s in table if s not in order)
 
 
-def select_suite(shapes=None, extra=False):
-    """[(m, n, k, group)] to run: the suite, or only `shapes` (in their order; a shape of the suite
-    or of EXTRA keeps its group, any other is "custom"), then with `extra` the shapes of EXTRA;
-    each shape once."""
-    known = {s[:3]: s[3] for s in SUITE + EXTRA}
-    chosen = [(*s, known.get(s, "custom")) for s in shapes] if shapes else list(SUITE)
+def select_suite(shapes=None, extra=False, suite=DEFAULT_SUITE):
+    """[(m, n, k, group)] to run: the suite (SUITES[suite]), or only `shapes` (in their order; a
+    shape of that suite or of EXTRA keeps its group, any other is "custom"), then with `extra` the
+    shapes of EXTRA; each shape once."""
+    known = {s[:3]: s[3] for s in SUITES[suite] + EXTRA}
+    chosen = [(*s, known.get(s, "custom")) for s in shapes] if shapes else list(SUITES[suite])
     if extra:
         chosen += EXTRA
     unique = {}
@@ -474,9 +574,16 @@ def select_suite(shapes=None, extra=False):
     return [(*shape, group) for shape, group in unique.items()]
 
 
-def results_stem(chapters):
-    """'shapes_08_09' for chapters 08_tensor_cores and 09_3xtf32: the --chapters results' names."""
-    return "shapes_" + "_".join(c.split("_", 1)[0] for c in chapters)
+def results_stem(chapters, suite=DEFAULT_SUITE):
+    """The --chapters results' names: 'shapes_08_09' for chapters 08_tensor_cores and 09_3xtf32
+    on the default suite, 'shapes_hopper_08_09' on the hopper suite."""
+    prefix = "shapes_" if suite == DEFAULT_SUITE else f"shapes_{suite}_"
+    return prefix + "_".join(c.split("_", 1)[0] for c in chapters)
+
+
+def suite_of(document):
+    """The suite a document was run on (documents written before --suite: the default)."""
+    return document.get("suite_name", DEFAULT_SUITE)
 
 
 def is_large(shape):
@@ -509,28 +616,43 @@ def precision_of(rows, chapter):
         return "FP32"
 
 
-def chapter_floors(rows, chapters, counted=None):
-    """[(chapter, floor, holds, detail)] for the CHAPTER_FLOORS of the given chapters (others have
-    none), over the rows' shapes, or only those in `counted`. A floor with no measured shape does
-    not hold."""
+def chapter_floors(rows, chapters, counted=None, suite=DEFAULT_SUITE):
+    """[(chapter, floor, holds, detail)] for the CHAPTER_FLOORS of the given chapters that are set
+    on `suite` (other chapters have none here), over the rows' shapes, or only those in
+    `counted`. A floor with no measured shape does not hold."""
     table = {s: c for s, c in by_shape(rows).items() if counted is None or s in counted}
     results = []
     for chapter in chapters:
-        if chapter not in CHAPTER_FLOORS:
+        floors_ = CHAPTER_FLOORS.get(chapter)
+        if floors_ is None or floors_.suite != suite:
             continue
-        large, small, issue = CHAPTER_FLOORS[chapter]
         mode = f"cuBLAS {precision_of(rows, chapter)}"
         short = chapter.split("_", 1)[0]
-        for label, floor, wanted in (
-                (f"{short} >= {large:g} % of {mode} where M*N*K >= 2^30", large, True),
-                (f"{short} >= {small:g} % of {mode} on the smaller shapes", small, False)):
+        for floor, where, wanted in ((floors_.large, "where M*N*K >= 2^30", True),
+                                     (floors_.small, "on the smaller shapes", False)):
+            if floor is None:
+                continue
+            label = f"{short} >= {floor:g} % of {mode} {where}"
             value, shape = lowest([(s, pct(c.get(chapter))) for s, c in table.items()
                                    if is_large(s) == wanted])
             holds = value is not None and value >= floor
             detail = ("no shapes" if value is None
                       else f"lowest {value:.1f} % at {shape_name(shape)}")
-            results.append((chapter, f"{label} (issue {issue})", holds, detail))
+            results.append((chapter, f"{label} (issue {floors_.issue})", holds, detail))
+        if floors_.geomean is not None:
+            values = [pct(c.get(chapter)) for c in table.values()]
+            mean = geomean(values)
+            count = sum(1 for v in values if v is not None and v > 0)
+            results.append((chapter, f"{short}'s geometric mean >= {floors_.geomean:g} % of {mode} "
+                                     f"(issue {floors_.issue})",
+                            mean is not None and mean >= floors_.geomean,
+                            "no shapes" if mean is None else f"{mean:.1f} % over {count} shapes"))
     return results
+
+
+def floors_elsewhere(chapters, suite):
+    """The chapters of a run whose CHAPTER_FLOORS are set on another suite than `suite`."""
+    return [c for c in chapters if c in CHAPTER_FLOORS and CHAPTER_FLOORS[c].suite != suite]
 
 
 def document_chapters(document):
@@ -549,7 +671,10 @@ def render_chapters(document):
     counted = counted_shapes(document)
     groups = {tuple(s[:3]): s[3] for s in document.get("suite", [])}
     names = " and ".join(filter(None, [", ".join(shorts[:-1]), shorts[-1]]))
-    out = [f"# Shape suite: chapter{'s' if len(chapters) > 1 else ''} {names} against cuBLAS", "",
+    suite = suite_of(document)
+    title = f" ({SUITE_TITLES[suite]})" if suite in SUITE_TITLES else ""
+    out = [f"# Shape suite{title}: chapter{'s' if len(chapters) > 1 else ''} {names} against "
+           "cuBLAS", "",
            "Generated by `scripts/shapes.py`; do not edit by hand.", "",
            *run_lines(document),
            "- Each chapter binary times itself and cuBLAS in the mode of its precision contract "
@@ -558,6 +683,14 @@ def render_chapters(document):
            "medians in that process.",
            f"- Large: M*N*K >= 2^30. Rows of the group {EXTRA_GROUP} (--extra, the issue's "
            "examples) count in neither the floors nor the geometric means."]
+    if suite != DEFAULT_SUITE:
+        out.append(f"- Suite: `--suite {suite}` ({SUITE_TITLES.get(suite, suite)}); where each "
+                   "shape comes from is written beside it in scripts/shapes.py.")
+    elsewhere = floors_elsewhere(chapters, suite)
+    if elsewhere:
+        out.append("- Not evaluated on this suite: the floors of "
+                   + ", ".join(f"{c.split('_', 1)[0]} (issue {CHAPTER_FLOORS[c].issue}, "
+                               f"--suite {CHAPTER_FLOORS[c].suite})" for c in elsewhere) + ".")
     if document.get("note"):
         out.append(f"- Note: {document['note']}")
     header = ["shape", "group", "large"]
@@ -581,7 +714,7 @@ def render_chapters(document):
         mean = geomean([pct(table[s].get(chapter)) for s in table if s in counted])
         means += ["", "", f"**{fmt(mean)}**"]
     out.append("| **geometric mean** | " + " | ".join(means[1:]) + " | |")
-    results = chapter_floors(rows, chapters, counted)
+    results = chapter_floors(rows, chapters, counted, suite)
     if results:
         out += ["", "## Floors", "", "| floor | holds | measured |", "|:---|:---|:---|"]
         out += [f"| {label} | {'yes' if holds else '**no**'} | {detail} |"
@@ -646,11 +779,16 @@ def draw_chapters(plt, document, path):
                 color=colours[chapter],
                 label=f"{chapter} (vs cuBLAS {precision_of(document['rows'], chapter)})")
     lines = {}
+    suite = suite_of(document)
     for chapter in chapters:
-        if chapter in CHAPTER_FLOORS:
-            large, small = CHAPTER_FLOORS[chapter][:2]
-            lines.setdefault((large, "--", "M*N*K >= 2^30"), []).append(chapter)
-            lines.setdefault((small, ":", "smaller"), []).append(chapter)
+        floors_ = CHAPTER_FLOORS.get(chapter)
+        if floors_ is None or floors_.suite != suite:
+            continue
+        for value, style, which in ((floors_.large, "--", "M*N*K >= 2^30"),
+                                    (floors_.small, ":", "smaller"),
+                                    (floors_.geomean, "-.", "geometric mean")):
+            if value is not None:
+                lines.setdefault((value, style, which), []).append(chapter)
     for (value, style, which), owners in sorted(lines.items()):
         ax.axvline(value, color=colours[owners[0]] if len(owners) == 1 else "#57606a",
                    linestyle=style, linewidth=1.2,
@@ -666,7 +804,8 @@ def draw_chapters(plt, document, path):
     ax.set_ylim(len(shapes) - 0.5, -0.5)
     ax.set_xlabel("% of cuBLAS in the chapter's precision mode (same process); "
                   "bold: M*N*K >= 2^30")
-    ax.set_title(f"Shape suite on {document['device'].get('name')}")
+    title = f" ({SUITE_TITLES[suite]})" if suite in SUITE_TITLES else ""
+    ax.set_title(f"Shape suite{title} on {document['device'].get('name')}")
     # Below the axis label, whatever the number of shapes; bbox_inches="tight" keeps it in.
     from matplotlib.transforms import offset_copy
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0), ncol=2, fontsize=7, frameon=False,
@@ -842,7 +981,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     try:
         args = parse_args(argv)
-        stem = results_stem(args.chapters) if args.chapters else None
+        stem = results_stem(args.chapters, args.suite) if args.chapters else None
         chapters = args.chapters or CHAPTERS
         name = f"{stem}.json" if stem else "sawtooth.json" if args.sawtooth else "shapes.json"
         if args.waves:
@@ -873,7 +1012,7 @@ def main(argv=None):
                 "(build first, or drop --no-build)")
             return EXIT_RUNTIME
         suite = ([(s, s, s, "square") for s in args.sawtooth] if args.sawtooth
-                 else select_suite(args.shapes, args.extra))
+                 else select_suite(args.shapes, args.extra, args.suite))
         reports, code = run_chapters(bins, [s[:3] for s in suite], args, bool(args.sawtooth))
         if code not in (EXIT_PASS, EXIT_WRONG):
             return code
@@ -884,10 +1023,11 @@ def main(argv=None):
                                   "command": r.get("command")} for r in reports],
                     "rows": [row for r in reports for row in r["rows"]]}
         if stem:
+            document["suite_name"] = args.suite
             document["floors"] = [
                 {"chapter": c, "floor": label, "holds": holds, "measured": detail}
                 for c, label, holds, detail in chapter_floors(document["rows"], chapters,
-                                                              counted_shapes(document))]
+                                                              counted_shapes(document), args.suite)]
         folder = args.results_dir or REPO / "docs" / "results" / gpu_slug(device.get("name", ""))
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

@@ -10,6 +10,7 @@ against a made-up cuBLAS TF32, like the real binaries. Environment switches:
   FAKE_CHAPTER_FAIL=<chapter>       that chapter reports a wrong result (status FAIL, exit 1)
   FAKE_CHAPTER_UNSUPPORTED=<a,b>    those chapters cannot use this GPU: the harness's one line
                                     "error: <chapter> needs compute capability 9.0 ...", exit 3
+  FAKE_CHAPTER_SPEED=<a>=<x>[,...]  chapter a runs x times its made-up speed (cuBLAS's stays)
 """
 
 import argparse
@@ -54,6 +55,16 @@ def precision(chapter):
         return "FP32"
 
 
+def speed_factor(chapter):
+    """FAKE_CHAPTER_SPEED's factor for the chapter (a tuning binary: its chapter's), else 1."""
+    base = chapter.split(".", 1)[0]
+    for item in filter(None, re.split(r"[ ,]+", os.environ.get("FAKE_CHAPTER_SPEED", ""))):
+        name, _, factor = item.partition("=")
+        if name in (chapter, base):
+            return float(factor)
+    return 1.0
+
+
 def errors(rms):
     return {"rms_rel_c": rms, "max_rel_c": 16 * rms}
 
@@ -64,7 +75,7 @@ def row(chapter, m, n, k, failing):
     flops = 2.0 * m * n * k
     traffic = 4.0 * (m * k * math.ceil(n / tile_n) + k * n * math.ceil(m / tile_m) + 2 * m * n)
     small = min(1.0, (m * n * k / 4096 ** 3) ** 0.25)  # small sizes fill the GPU less
-    tflops = DEVICE["fp32_peak_tflops"] * share * (0.5 + 0.5 * small)
+    tflops = DEVICE["fp32_peak_tflops"] * share * (0.5 + 0.5 * small) * speed_factor(chapter)
     cublas = DEVICE["fp32_peak_tflops"] * CUBLAS_SHARE[contract] * (0.6 + 0.4 * small)
     ratio = flops / traffic
     return {

@@ -3,7 +3,9 @@
 """Host tests of scripts/shapes.py: the floors (chapter 07's, and the per-chapter table of
 --chapters runs), the launcher model's mirror, and whole suite runs against fake chapter binaries
 (tests/scripts/fake_chapter.py; no GPU, made-up numbers: its 08 is TF32 at 40 % of its cuBLAS TF32
-on the largest shapes and less below, its 09 FP32 above cuBLAS FP32)."""
+on the largest shapes and less below, its 09 FP32 above cuBLAS FP32); and issue 18's Hopper suite
+(--suite hopper), its floors for 13 and 14 (a geometric-mean floor among them) and its file
+names."""
 
 import json
 import re
@@ -84,8 +86,9 @@ class ChapterFloorsTest(unittest.TestCase):
                 in shapes.chapter_floors(chapter_rows(values), ISSUE16, counted)}
 
     def test_issue_16_floors(self):
-        self.assertEqual(shapes.CHAPTER_FLOORS["09_3xtf32"], (100.0, 25.0, 16))
-        self.assertEqual(shapes.CHAPTER_FLOORS["08_tensor_cores"], (40.0, 25.0, 16))
+        self.assertEqual(shapes.CHAPTER_FLOORS["09_3xtf32"], shapes.Floors(100.0, 25.0, 16))
+        self.assertEqual(shapes.CHAPTER_FLOORS["08_tensor_cores"], shapes.Floors(40.0, 25.0, 16))
+        self.assertEqual(shapes.CHAPTER_FLOORS["09_3xtf32"].suite, "07")
         self.assertEqual(shapes.CHAPTER_FLOORS["07_any_shape"][:2],
                          (shapes.FLOOR_BIG, shapes.FLOOR_SMALL))
         self.assertEqual(shapes.BIG_MACS, 2 ** 30)
@@ -407,7 +410,14 @@ class SuiteRunTest(unittest.TestCase):
                              (["--shapes", "1,2,3;4,5"], "expected M,N,K"),
                              (["--shapes", ";"], "expected M,N,K[;M,N,K...]"),
                              (["--render-only", "--chapters", "08", "--shapes", "1,2,3"],
-                              "--render-only runs nothing")]:
+                              "--render-only runs nothing"),
+                             (["--suite", "hopper"], "--suite hopper needs --chapters"),
+                             (["--suite", "hopper", "--render-only"],
+                              "--suite hopper needs --chapters"),
+                             (["--suite", "hopper", "--sawtooth", "1024:2048:1024"],
+                              "--suite hopper does not combine with --sawtooth"),
+                             (["--chapters", "12", "--suite", "nope"],
+                              "invalid choice: 'nope'")]:
             with self.subTest(options=options):
                 proc = self.run_shapes(*options)
                 self.assertEqual(proc.returncode, 2, proc.stderr)
@@ -549,6 +559,289 @@ class SuiteRunTest(unittest.TestCase):
                                   capture_output=True, text=True, env=environment())
         self.assertEqual(proc.returncode, 3)
         self.assertIn("error: no binary for 07_any_shape", proc.stderr)
+
+
+def is_prime(n):
+    return n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))
+
+
+class HopperSuiteTest(unittest.TestCase):
+    """Issue 18's suite: at least 30 shapes, every category the issue names, both size classes,
+    and small enough to run in a few minutes per chapter on one GPU."""
+
+    def group(self, name):
+        return [s[:3] for s in shapes.HOPPER_SUITE if s[3] == name]
+
+    def test_size_and_categories(self):
+        suite = shapes.HOPPER_SUITE
+        self.assertGreaterEqual(len(suite), 30)
+        self.assertEqual(len({s[:3] for s in suite}), len(suite), "a shape twice")
+        self.assertEqual({s[3] for s in suite}, {"square", "unaligned", "transformer", "small M",
+                                                 "tall", "wide", "long K"})
+        self.assertTrue(all(min(s[:3]) >= 1 for s in suite))
+
+    def test_squares_span_1024_to_16384_with_non_powers_of_two(self):
+        sizes = [m for m, n, k in self.group("square") if m == n == k]
+        self.assertEqual(len(sizes), len(self.group("square")))
+        self.assertEqual((min(sizes), max(sizes)), (1024, 16384))
+        self.assertTrue({4096, 8192} <= set(sizes))  # the issue's benchmark shapes
+        self.assertTrue(any(size & (size - 1) for size in sizes), "only powers of two")
+
+    def test_unaligned_shapes_are_no_multiple_of_the_tile(self):
+        unaligned = self.group("unaligned")
+        for m, n, k in unaligned:
+            self.assertTrue(m % 256 or n % 128, (m, n, k))
+        self.assertTrue(any(all(v % 2 for v in s) for s in unaligned), "no odd M, N and K")
+        self.assertTrue(any(all(is_prime(v) for v in s) for s in unaligned), "no prime shape")
+        self.assertTrue(any(shapes.is_large(s) for s in unaligned))
+        self.assertTrue(any(not shapes.is_large(s) for s in unaligned))
+
+    def test_transformer_layers_of_published_models(self):
+        transformer = set(self.group("transformer"))
+        for shape in [(4096, 11008, 4096), (4096, 4096, 11008),  # LLaMA-2-7B FFN up, down
+                      (8192, 14336, 4096), (8192, 1024, 4096),   # LLaMA-3-8B FFN up, GQA K
+                      (2048, 49152, 12288)]:                     # GPT-3 175B FFN up
+            self.assertIn(shape, transformer)
+        self.assertTrue(any(n % 2 for _, n, _ in transformer), "no odd N (a vocabulary)")
+
+    def test_small_m_is_a_decode_step_of_1_to_16_tokens(self):
+        small_m = self.group("small M")
+        self.assertTrue({1, 4, 8, 16} <= {m for m, _, _ in small_m})
+        self.assertTrue(all(m <= 16 and n >= 4096 and k >= 4096 for m, n, k in small_m))
+
+    def test_tall_and_wide_skinny(self):
+        self.assertTrue(all(m >= 8192 and n <= 64 for m, n, _ in self.group("tall")))
+        self.assertTrue(all(m <= 128 and n >= 4096 for m, n, _ in self.group("wide")))
+        self.assertGreaterEqual(min(len(self.group("tall")), len(self.group("wide"))), 2)
+
+    def test_long_k_with_a_small_c(self):
+        long_k = self.group("long K")
+        self.assertTrue(all(2 ** 16 <= k <= 2 ** 20 and m * n <= 1024 * 1024
+                            for m, n, k in long_k))
+        self.assertTrue({2 ** 16, 2 ** 18, 2 ** 20} <= {k for _, _, k in long_k})
+
+    def test_both_size_classes(self):
+        # The counts the comment above HOPPER_SUITE gives.
+        large = [s for s in shapes.HOPPER_SUITE if shapes.is_large(s[:3])]
+        self.assertEqual((len(large), len(shapes.HOPPER_SUITE) - len(large)), (29, 11))
+
+    def test_fits_a_few_minutes_and_the_memory(self):
+        work = [m * n * k for m, n, k, _ in shapes.HOPPER_SUITE]
+        self.assertLessEqual(sum(w > 8192 ** 3 for w in work), 3)
+        for m, n, k, _ in shapes.HOPPER_SUITE:
+            self.assertLess(4 * max(m * k, k * n, m * n), 2.5e9, (m, n, k))
+
+    def test_select_suite_and_the_default(self):
+        self.assertEqual(shapes.DEFAULT_SUITE, "07")
+        self.assertIs(shapes.SUITES["07"], shapes.SUITE)
+        self.assertEqual(len(shapes.SUITE), 35)
+        self.assertEqual(shapes.select_suite(), shapes.SUITE)
+        self.assertEqual(shapes.select_suite(suite="hopper"), shapes.HOPPER_SUITE)
+        # --shapes keeps the groups of the suite it runs on.
+        self.assertEqual(shapes.select_suite([(1, 4096, 4096), (512, 512, 512)], suite="hopper"),
+                         [(1, 4096, 4096, "small M"), (512, 512, 512, "custom")])
+        self.assertEqual(shapes.select_suite([(1, 4096, 4096), (512, 512, 512)]),
+                         [(1, 4096, 4096, "custom"), (512, 512, 512, "issue")])
+
+    def test_file_names(self):
+        self.assertEqual(shapes.results_stem(ISSUE16), "shapes_08_09")
+        self.assertEqual(shapes.results_stem(ISSUE16, "07"), "shapes_08_09")
+        self.assertEqual(shapes.results_stem(HOPPER, "hopper"), "shapes_hopper_13_14")
+        self.assertEqual(shapes.suite_of({}), "07")
+        self.assertEqual(shapes.suite_of({"suite_name": "hopper"}), "hopper")
+
+
+HOPPER = ["13_persistent_clusters", "14_3xtf32_hopper"]
+
+
+def hopper_rows(values):
+    """Rows of 13 (TF32) and 14 (FP32) from {(m, n, k): (pct_13, pct_14)}."""
+    rows = []
+    for (m, n, k), (a, b) in values.items():
+        rows += [dict(row(HOPPER[0], m, n, k, a, a), precision="TF32"),
+                 dict(row(HOPPER[1], m, n, k, b, b), precision="FP32")]
+    return rows
+
+
+class HopperFloorsTest(unittest.TestCase):
+    """Issue 18's floors: 13 >= 85 % of cuBLAS TF32 on the large shapes and 60 % below; 14 >= 100 %
+    of cuBLAS FP32 on the large shapes and 150 % in geometric mean; on the hopper suite only."""
+
+    LARGE_13 = "13 >= 85 % of cuBLAS TF32 where M*N*K >= 2^30 (issue 18)"
+    SMALL_13 = "13 >= 60 % of cuBLAS TF32 on the smaller shapes (issue 18)"
+    LARGE_14 = "14 >= 100 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 18)"
+    MEAN_14 = "14's geometric mean >= 150 % of cuBLAS FP32 (issue 18)"
+
+    def results(self, values, counted=None, suite="hopper"):
+        return {label: (holds, detail) for _, label, holds, detail
+                in shapes.chapter_floors(hopper_rows(values), HOPPER, counted, suite)}
+
+    def test_issue_18_floors(self):
+        self.assertEqual(shapes.CHAPTER_FLOORS[HOPPER[0]],
+                         shapes.Floors(85.0, 60.0, 18, suite="hopper"))
+        self.assertEqual(shapes.CHAPTER_FLOORS[HOPPER[1]],
+                         shapes.Floors(100.0, None, 18, geomean=150.0, suite="hopper"))
+
+    def test_all_hold(self):
+        # 14: sqrt(200 * 120) = 154.9 % in geometric mean.
+        results = self.results({(4096,) * 3: (90, 200), (256,) * 3: (61, 120)})
+        self.assertEqual(list(results), [self.LARGE_13, self.SMALL_13, self.LARGE_14,
+                                         self.MEAN_14])
+        self.assertTrue(all(holds for holds, _ in results.values()), results)
+        self.assertEqual(results[self.MEAN_14], (True, "154.9 % over 2 shapes"))
+
+    def test_geometric_mean_fails_alone(self):
+        # 14 beats cuBLAS FP32 on every large shape, but sqrt(150 * 120) = 134.2 % < 150 %.
+        results = self.results({(4096,) * 3: (90, 150), (256,) * 3: (61, 120)})
+        failing = {label: detail for label, (holds, detail) in results.items() if not holds}
+        self.assertEqual(failing, {self.MEAN_14: "134.2 % over 2 shapes"})
+
+    def test_each_size_floor_can_fail(self):
+        cases = {self.LARGE_13: ({(8192,) * 3: (84.9, 200)}, "lowest 84.9 % at 8192³"),
+                 self.SMALL_13: ({(1, 4096, 4096): (59, 200)}, "lowest 59.0 % at 1×4096×4096"),
+                 self.LARGE_14: ({(2048, 49152, 12288): (90, 99.9)},
+                                 "lowest 99.9 % at 2048×49152×12288")}
+        for label, (values, detail) in cases.items():
+            with self.subTest(label):
+                values = {(4096,) * 3: (90, 300), (256,) * 3: (61, 300), **values}
+                failing = {k: d for k, (holds, d) in self.results(values).items() if not holds}
+                self.assertEqual(failing, {label: detail})
+
+    def test_geometric_mean_counts_only_counted_shapes(self):
+        values = {(4096,) * 3: (90, 200), (256,) * 3: (61, 120), (8, 4096, 4096): (61, 10)}
+        self.assertFalse(self.results(values)[self.MEAN_14][0])
+        counted = {(4096,) * 3, (256,) * 3}
+        self.assertEqual(self.results(values, counted)[self.MEAN_14],
+                         (True, "154.9 % over 2 shapes"))
+        self.assertEqual(self.results({}, set())[self.MEAN_14], (False, "no shapes"))
+
+    def test_floors_hold_on_their_own_suite_only(self):
+        values = {(4096,) * 3: (10, 10), (256,) * 3: (10, 10)}
+        self.assertEqual(self.results(values, suite="07"), {})
+        self.assertEqual(shapes.floors_elsewhere(HOPPER + ISSUE16, "07"), HOPPER)
+        self.assertEqual(shapes.floors_elsewhere(HOPPER + ISSUE16, "hopper"), ISSUE16)
+        rows = chapter_rows({(4096,) * 3: (10, 10)})
+        self.assertEqual(shapes.chapter_floors(rows, ISSUE16, suite="hopper"), [])
+        self.assertEqual(len(shapes.chapter_floors(rows, ISSUE16)), 4)
+
+    def test_table(self):
+        document = {
+            "device": {"name": "Fixture GPU"}, "suite_name": "hopper",
+            "environment": {"date": "d", "command": "c", "git_commit": None, "git_dirty": None},
+            "suite": [[4096, 4096, 4096, "square"], [1, 4096, 4096, "small M"]],
+            "chapters": [{"chapter": c} for c in HOPPER],
+            "rows": hopper_rows({(4096,) * 3: (90, 200), (1, 4096, 4096): (61, 120)}),
+        }
+        text = shapes.render_chapters(document)
+        self.assertIn("# Shape suite (Hopper suite, issue 18): chapters 13 and 14 against cuBLAS",
+                      text)
+        self.assertIn("- Suite: `--suite hopper` (Hopper suite, issue 18)", text)
+        self.assertIn("| 1×4096×4096 | small M | no |", text)
+        self.assertIn(f"| {self.MEAN_14} | yes | 154.9 % over 2 shapes |", text)
+        self.assertNotIn("Not evaluated", text)
+        # The same rows on the default suite: no floors of 13 and 14, and a line saying why.
+        del document["suite_name"]
+        text = shapes.render_chapters(document)
+        self.assertIn("# Shape suite: chapters 13 and 14 against cuBLAS", text)
+        self.assertIn("- Not evaluated on this suite: the floors of 13 (issue 18, --suite hopper), "
+                      "14 (issue 18, --suite hopper).", text)
+        self.assertNotIn("## Floors", text)
+
+
+# Runs shapes.py with 13 and 14 in the chapter list whether or not CMakeLists.txt has them yet:
+# their floors are what these runs test, and the binaries are fakes.
+WITH_HOPPER_CHAPTERS = (
+    "import sys; sys.path.insert(0, sys.argv[1]); import chapters; "
+    f"chapters.CHAPTERS.extend([c for c in {HOPPER!r} if c not in chapters.CHAPTERS]); "
+    "import shapes; sys.exit(shapes.main(sys.argv[2:]))")
+
+
+class HopperSuiteRunTest(unittest.TestCase):
+    """Whole --suite hopper runs against fake chapter binaries."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        fake_build_dir(self.root / "build", ["12_warp_specialization", *HOPPER])
+        self.results = self.root / "results"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_shapes(self, *options, **env):
+        return subprocess.run(
+            [sys.executable, "-c", WITH_HOPPER_CHAPTERS, str(SCRIPTS), "--no-build",
+             "--build-dir", str(self.root / "build"), "--results-dir", str(self.results),
+             *options], capture_output=True, text=True, env=environment(**env))
+
+    def files(self):
+        return {p.relative_to(self.results).as_posix(): p.read_bytes()
+                for p in self.results.rglob("*") if p.is_file()}
+
+    def test_hopper_files_leave_the_default_suites_alone(self):
+        proc = self.run_shapes("--chapters", "12", "--shapes", "256,256,256")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        default = self.files()
+        self.assertIn("shapes_12.json", default)
+        proc = self.run_shapes("--chapters", "12", "--suite", "hopper", "--samples", "5")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        after = self.files()
+        for name, data in default.items():
+            self.assertEqual(after[name], data, name)
+        document = json.loads((self.results / "shapes_hopper_12.json").read_text())
+        self.assertEqual(document["suite_name"], "hopper")
+        self.assertEqual(document["suite"], [list(s) for s in shapes.HOPPER_SUITE])
+        self.assertEqual(len(document["rows"]), len(shapes.HOPPER_SUITE))
+        self.assertEqual(document["floors"], [])  # 12 has none
+        self.assertIn("--suite hopper", document["environment"]["command"])
+        table = (self.results / "shapes_hopper_12.md").read_text()
+        self.assertEqual(proc.stdout, table)
+        self.assertTrue(table.startswith("# Shape suite (Hopper suite, issue 18): chapter 12 "))
+        self.assertIn("| 16384×8×4096 | tall | no |", table)
+        self.assertEqual(json.loads((self.results / "shapes_12.json").read_text())["suite_name"],
+                         "07")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return
+        figure = self.results / "figures" / "shapes_hopper_12.png"
+        self.assertEqual(figure.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+        self.assertIn("figures/shapes_12.png", default)
+        # --render-only --suite hopper redraws the hopper files from their JSON.
+        (self.results / "shapes_hopper_12.md").unlink()
+        proc = self.run_shapes("--render-only", "--chapters", "12", "--suite", "hopper")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual((self.results / "shapes_hopper_12.md").read_text(), table)
+
+    def test_geometric_mean_floor_decides_check_floors(self):
+        # The fake 14 at 20x its made-up speed: 214-256 % of cuBLAS FP32 on every shape.
+        fast = self.run_shapes("--chapters", "14", "--suite", "hopper", "--check-floors",
+                               FAKE_CHAPTER_SPEED="14_3xtf32_hopper=20")
+        self.assertEqual(fast.returncode, 0, fast.stderr)
+        floors = json.loads((self.results / "shapes_hopper_14.json").read_text())["floors"]
+        self.assertEqual([(f["floor"], f["holds"]) for f in floors],
+                         [(HopperFloorsTest.LARGE_14, True), (HopperFloorsTest.MEAN_14, True)])
+        self.assertTrue(floors[1]["measured"].endswith(f"over {len(shapes.HOPPER_SUITE)} shapes"))
+        # At 10x, 107-128 %: above cuBLAS everywhere, below the geometric mean's 150 %.
+        slow = self.run_shapes("--chapters", "14", "--suite", "hopper", "--check-floors",
+                               FAKE_CHAPTER_SPEED="14_3xtf32_hopper=10")
+        self.assertEqual(slow.returncode, 1, slow.stderr)
+        self.assertIn("floors: some do not hold (see shapes_hopper_14.md)", slow.stderr)
+        floors = json.loads((self.results / "shapes_hopper_14.json").read_text())["floors"]
+        self.assertEqual([f["holds"] for f in floors], [True, False])
+        self.assertIn(f"| {HopperFloorsTest.MEAN_14} | **no** |",
+                      (self.results / "shapes_hopper_14.md").read_text())
+        # Without --check-floors a floor that does not hold is reported, not an exit code.
+        self.assertEqual(self.run_shapes("--chapters", "14", "--suite", "hopper",
+                                         FAKE_CHAPTER_SPEED="14_3xtf32_hopper=10").returncode, 0)
+
+    def test_hopper_floors_are_not_checked_on_the_default_suite(self):
+        proc = self.run_shapes("--chapters", "14", "--shapes", "4096,4096,4096;256,256,256",
+                               "--check-floors")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("Not evaluated on this suite: the floors of 14 (issue 18, --suite hopper).",
+                      (self.results / "shapes_14.md").read_text())
+        self.assertEqual(json.loads((self.results / "shapes_14.json").read_text())["floors"], [])
 
 
 if __name__ == "__main__":
