@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: MIT
+// SGEMM tutorial, chapter 13: persistent blocks in clusters (TF32).
+//
+//   00 naive -> 01 coalescing -> 02 smem tiling -> 03 thread tiling -> 04 vectorized
+//   -> 05 bank conflicts -> 06 double buffer -> 07 any shape -> 08 tensor cores -> 09 3xTF32
+//   -> 10 wgmma -> 11 TMA -> 12 warp specialization -> [13 persistent clusters]
+//
+// Chapter 12's block computes one tile and exits; the GPU starts the next block in its place, and
+// the order in which tiles start is the hardware's. This chapter decides where the work goes:
+// - Persistent blocks: as many as the GPU holds at once, each walking a list of work units (tiles
+//   of C, or K slices of them). The producer starts the next unit's copies while the consumers
+//   still store the last one, so the ring never drains between tiles.
+// - A tile order that keeps A and B in L2: units go out in groups of kGroupRows tile rows, column
+//   by column inside a group, so the blocks running at once share few rows of A and columns of B.
+// - Clusters of two blocks on neighbouring SMs computing two tiles side by side: they need the same
+//   rows of A, and each block's producer copies half of A's box into both blocks' shared memory at
+//   once (TMA multicast). A consumer warp hands a stage back to both producers (a remote mbarrier
+//   arrival), since both write into it.
+// - Chapter 07's lesson on Hopper: fewer tiles than SMs get K slices (common/split_k.h's plan),
+//   each a work unit of its own, then the deterministic reduction; a 128-row tile where it loads
+//   the busiest SM less.
+// Unchanged from 12: the producer and consumer warpgroups, setmaxnreg, A rounded by a pass before
+// the GEMM, C^T = B^T A^T with B^T from registers, the 256 x 128 x 32 tile and its 4-stage ring.
+// Precision contract: TF32 (verified with a TF32 tolerance, timed against cuBLAS
+// CUBLAS_COMPUTE_32F_FAST_TF32).
+// Limits: compute capability 9.0 with code built for sm_90a; elsewhere one error: line, exit 3.
+// Example: build/bin/13_persistent_clusters --size 4096
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "common/cluster.h"
+#include "common/grid.h"
+#include "common/harness.h"
+#include "common/split_k.h"
+#include "common/tf32.h"
+#include "common/tma.h"
+#include "common/wgmma.h"
+
+// Tile (BM, consumer warpgroups, STAGES), as in chapter 12. README.md, "Parameters and limits".
+#ifndef SGEMM_TILE
+#define SGEMM_TILE 256, 2, 4
+#endif
+// The switches of README.md's attribution, each one part of the chapter:
+// SGEMM_PERSISTENT 1: one block per SM slot walks many units; 0: one block per unit (chapter 12).
+#ifndef SGEMM_PERSISTENT
+#define SGEMM_PERSISTENT 1
+#endif
+// SGEMM_GROUP_ROWS: tile rows per group of the tile order; 1 is row after row.
+#ifndef SGEMM_GROUP_ROWS
+#define SGEMM_GROUP_ROWS 8
+#endif
+// SGEMM_CLUSTER: blocks per cluster sharing A's box by multicast (1 or 2).
+#ifndef SGEMM_CLUSTER
+#define SGEMM_CLUSTER 2
+#endif
+// SGEMM_SPLIT_K 1: K slices and the small tile when the tiles cannot fill the GPU; 0: never.
+#ifndef SGEMM_MULTICAST
+#define SGEMM_MULTICAST 1
+#endif
+#ifndef SGEMM_SPLIT_K
+#define SGEMM_SPLIT_K 1
+#endif
+// SGEMM_ROUND_TF32 as in chapter 10: 1 sgemm::tf32_operand, 0 no rounding (built only to price it).
+#ifndef SGEMM_ROUND_TF32
+#define SGEMM_ROUND_TF32 1
+#endif
+
+namespace {
+
+using sgemm::ceil_div;
+
+// A rounded to TF32 by a pass before the GEMM, as in 11 (unless the build does not round at all).
+constexpr bool kRoundABefore = SGEMM_ROUND_TF32;
+
+template <int kBlockM_, int kConsumers_, int kStages_>
+struct PersistentTile {
+  static constexpr int kBlockM = kBlockM_;        // rows of C per tile
+  static constexpr int kConsumers = kConsumers_;  // consumer warpgroups
+  static constexpr int kWgmmaM = 64;              // wgmma.m64n128k8: columns of C (rows of C^T) ...
+  static constexpr int kBlockN = kWgmmaM * kConsumers;  // columns of C per tile
+  static constexpr int kBlockK = 32;        // depth of one K tile: a 128-byte row of floats
+  static constexpr int kStages = kStages_;  // the ring
+  static constexpr int kWgmmaN = 128;       // ... rows of C ...
+  static constexpr int kWgmmaK = 8;         // ... and k per instruction
+  static constexpr int kRowBlocks = kBlockM / kWgmmaN;
+  static constexpr int kKSteps = kBlockK / kWgmmaK;
+  static constexpr int kThreads = 128 * (1 + kConsumers);  // the producer, then the consumers
+  static constexpr int kCluster = SGEMM_CLUSTER;           // blocks sharing A
+  static constexpr int kGroupRows = SGEMM_GROUP_ROWS;
+
+  // A stage as in 12: sA (kBlockM rows of 128 bytes), then B's 32 x 32 boxes. Each block of a
+  // cluster copies kBoxRowsA of A's rows into every block.
+  static constexpr int kBoxRowsA = SGEMM_MULTICAST ? kBlockM / kCluster : kBlockM;
+  static constexpr int kBoxN = 32;
+  static constexpr int kBoxesB = kBlockN / kBoxN;
+  static constexpr int kSizeA = kBlockM * kBlockK;
+  static constexpr int kSizeBoxB = kBlockK * kBoxN;
+  static constexpr int kStageFloats = kSizeA + kBlockN * kBlockK;
+  static constexpr int kStageBytes = kStageFloats * static_cast<int>(sizeof(float));
+  static constexpr int kSmemBytes = kStages * kStageBytes + 1024;
+
+  // setmaxnreg as in chapter 12.
+  static constexpr int kLaunchRegisters = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
+  static constexpr int kProducerRegisters = 40;
+  static constexpr int kConsumerRegisters =
+      ((1 + kConsumers) * kLaunchRegisters - kProducerRegisters) / kConsumers / 8 * 8 > 240
+          ? 240
+          : ((1 + kConsumers) * kLaunchRegisters - kProducerRegisters) / kConsumers / 8 * 8;
+
+  static_assert(kProducerRegisters + kConsumers * kConsumerRegisters <=
+                    (1 + kConsumers) * kLaunchRegisters,
+                "the consumers take no more registers than the producer hands back");
+  static_assert(kCluster == 1 || kCluster == 2, "one block, or a pair sharing A");
+  static_assert(kBoxRowsA % 8 == 0, "each share of A is whole 1024-byte swizzle atoms");
+  static_assert(kBlockM % kWgmmaN == 0, "whole wgmma tiles per block");
+  static_assert(kBlockM <= 256, "a TMA box is at most 256 rows");
+  static_assert(kStageBytes % 1024 == 0, "every stage starts on 1024 bytes");
+  static_assert(kStages >= 2, "a ring");
+  static_assert(kGroupRows >= 1, "a group holds at least one tile row");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
+};
+
+using MainTile = PersistentTile<SGEMM_TILE>;
+// The tile for problems whose big tiles leave SMs idle (common/split_k.h, plan_tiles): half the
+// rows, so a few rows of C (M = 1..128) multiply half as many rows of zeros.
+using SmallTile = PersistentTile<128, 2, 6>;
+
+// The work of one launch: tiles_m x tiles_n tiles of C, each cut into `splits` K slices of
+// k_slice. A unit is a cluster's: kCluster tiles side by side in one tile row (one K slice of
+// each). Units are numbered slice by slice; inside a slice, by groups of group_rows tile rows,
+// and inside a group column after column (chapter 01's grouped order, in tiles).
+struct Schedule {
+  int tiles_m, pairs_n;  // tile rows; cluster-wide columns of tiles (ceil(tiles_n / kCluster))
+  int splits, k_slice;
+  int group_rows;
+
+  __host__ __device__ int units() const { return tiles_m * pairs_n * splits; }
+
+  struct Unit {
+    int tile_m, pair_n, slice;
+  };
+  __device__ Unit unit(int u) const {
+    const int per_slice = tiles_m * pairs_n;
+    Unit w;
+    w.slice = u / per_slice;
+    const int r = u % per_slice;
+    const int first_row = r / (group_rows * pairs_n) * group_rows;
+    const int rows = tiles_m - first_row < group_rows ? tiles_m - first_row : group_rows;
+    const int inside = r - first_row * pairs_n;
+    w.tile_m = first_row + inside % rows;
+    w.pair_n = inside / rows;
+    return w;
+  }
+};
+
+__device__ __forceinline__ uint32_t round_operand(float x) {
+#if SGEMM_ROUND_TF32
+  return sgemm::tf32_operand(x);
+#else
+  return __float_as_uint(x);
+#endif
+}
+
+// Where a lane's register operand lies in a stage's B boxes: chapter 11, make_fragment_plan.
+struct FragmentPlan {
+  int lo;
+  int hi;
+  int col;
+};
+
+template <class T>
+__device__ __forceinline__ FragmentPlan make_fragment_plan(int consumer, int warp, int g, int t) {
+  const int h = g / 2;
+  const int q = 4 * (h % 2) + h / 2 + 2 * (warp % 2);
+  const int box = 2 * consumer + warp / 2;
+  const int base = box * T::kSizeBoxB + 2 * (g % 2);
+  FragmentPlan plan;
+  plan.lo = base + t * T::kBoxN + 4 * (q ^ t);
+  plan.hi = base + (t + 4) * T::kBoxN + 4 * (q ^ (t + 4));
+  plan.col = T::kBoxN * box + 4 * q + 2 * (g % 2);
+  return plan;
+}
+
+// The K tiles of a unit's slice: [k_begin, k_begin + count * kBlockK), the last one cut by k.
+template <class T>
+__device__ __forceinline__ int slice_tiles(const Schedule& s, int slice, int k, int* k_begin) {
+  *k_begin = slice * s.k_slice;
+  const int k_end = k - *k_begin < s.k_slice ? k : *k_begin + s.k_slice;
+  return ceil_div(k_end - *k_begin, T::kBlockK);
+}
+
+// gridDim.x blocks (a multiple of kCluster) walk the schedule's units: cluster c takes units c,
+// c + clusters, ... . Slice z of the units writes C + z * c_slice (the launcher passes the split-K
+// workspace, alpha = 1 and beta = 0 when there are several slices).
+template <class T, bool kEvenN>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    sgemm_persistent(const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b, int m, int n, int k,
+                     const Schedule schedule, float alpha, float beta, float* __restrict__ C,
+                     int64_t c_slice) {
+#if !SGEMM_SM90A_BUILT
+  __trap();  // built without sm_90a code: the harness exits 3 before any launch (unsupported)
+#endif
+  extern __shared__ float4 smem_raw[];
+  // Per stage: full (its bytes landed: one arrival, this block's producer's, plus the byte count,
+  // which the other block's multicast adds to) and empty (every consumer warp of every block of
+  // the cluster is done with it: both producers write into it).
+  __shared__ uint64_t full[T::kStages], empty[T::kStages];
+  const uint32_t raw_base = sgemm::smem_address(smem_raw);
+  const uint32_t pad = (1024 - raw_base % 1024) % 1024;
+  float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(smem_raw) + pad);
+  const uint32_t smem_base = raw_base + pad;
+
+  const int tid = threadIdx.x;
+  const int warpgroup = tid / 128;
+  const int warp = (tid % 128) / 32;  // inside the warpgroup
+  const int lane = tid % 32;
+  const uint32_t rank = T::kCluster > 1 ? sgemm::cluster_rank() : 0;
+  const int first_unit = blockIdx.x / T::kCluster;
+  const int unit_step = gridDim.x / T::kCluster;
+  const int units = schedule.units();
+
+  if (tid == 0) {
+    for (int s = 0; s < T::kStages; ++s) {
+      sgemm::mbarrier_init(&full[s], 1);
+      sgemm::mbarrier_init(&empty[s], 4 * T::kConsumers * T::kCluster);
+    }
+    sgemm::fence_mbarrier_init();
+  }
+  // The other block's producer may copy into this block's stages (and its consumers arrive on this
+  // block's barriers) only once they are initialized.
+  if constexpr (T::kCluster > 1) {
+    sgemm::cluster_sync();
+  } else {
+    __syncthreads();
+  }
+
+  if (warpgroup == 0) {
+    // ---- The producer warpgroup: one thread issues every unit's copies, into one ring ----
+    sgemm::setmaxnreg_dec<T::kProducerRegisters>();
+    if (tid == 0) {
+      int it = 0;  // K tiles copied so far, over all units: stage it % kStages, use it / kStages
+      for (int u = first_unit; u < units; u += unit_step) {
+        const Schedule::Unit w = schedule.unit(u);
+        const int block_row = w.tile_m * T::kBlockM;
+        const int block_col = (w.pair_n * T::kCluster + static_cast<int>(rank)) * T::kBlockN;
+        int k_begin = 0;
+        const int k_tiles = slice_tiles<T>(schedule, w.slice, k, &k_begin);
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int stage = it % T::kStages;
+          if (it >= T::kStages) {
+            sgemm::mbarrier_wait(&empty[stage], (it / T::kStages - 1) % 2);
+          }
+          float* sA = smem + stage * T::kStageFloats;
+          const int k0 = k_begin + kt * T::kBlockK;
+          sgemm::mbarrier_arrive_expect_tx(&full[stage], T::kStageBytes);
+          if constexpr (T::kCluster > 1 && SGEMM_MULTICAST) {
+            // This block's share of A's rows, into the same place in both blocks.
+            sgemm::tma_load_2d_multicast(sA + rank * T::kBoxRowsA * T::kBlockK, &map_a,
+                                         block_row + static_cast<int>(rank) * T::kBoxRowsA, k0,
+                                         &full[stage], (1u << T::kCluster) - 1);
+          } else {
+            sgemm::tma_load_2d(sA, &map_a, block_row, k0, &full[stage]);
+          }
+#pragma unroll
+          for (int j = 0; j < T::kBoxesB; ++j) {
+            sgemm::tma_load_2d(sA + T::kSizeA + j * T::kSizeBoxB, &map_b, k0,
+                               block_col + j * T::kBoxN, &full[stage]);
+          }
+        }
+      }
+    }
+  } else {
+    // ---- The consumer warpgroups ----
+    sgemm::setmaxnreg_inc<T::kConsumerRegisters>();
+    const int consumer = warpgroup - 1;
+    const int g = lane / 4;
+    const int t = lane % 4;
+    const FragmentPlan frag_plan = make_fragment_plan<T>(consumer, warp, g, t);
+    float acc[T::kRowBlocks][64];
+    uint32_t frag[2][T::kKSteps][4];
+
+    // A stage goes back to the producers of the cluster: one arrival per warp on each block's
+    // empty barrier (lane r arrives on rank r's).
+    auto release = [&](int stage) {
+      if constexpr (T::kCluster > 1) {
+        if (lane < T::kCluster) sgemm::mbarrier_arrive_cluster(&empty[stage], lane);
+      } else {
+        if (lane == 0) sgemm::mbarrier_arrive(&empty[stage]);
+      }
+    };
+
+    auto step = [&](int it, bool first, auto parity) {
+      constexpr int P = decltype(parity)::value;
+      const int stage = it % T::kStages;
+      float* sA = smem + stage * T::kStageFloats;
+      sgemm::mbarrier_wait(&full[stage], (it / T::kStages) % 2);
+      const float* b_stage = sA + T::kSizeA;
+#pragma unroll
+      for (int s = 0; s < T::kKSteps; ++s) {
+        const float2 lo =
+            *reinterpret_cast<const float2*>(b_stage + frag_plan.lo + 8 * s * T::kBoxN);
+        const float2 hi =
+            *reinterpret_cast<const float2*>(b_stage + frag_plan.hi + 8 * s * T::kBoxN);
+        frag[P][s][0] = round_operand(lo.x);
+        frag[P][s][1] = round_operand(lo.y);
+        frag[P][s][2] = round_operand(hi.x);
+        frag[P][s][3] = round_operand(hi.y);
+      }
+      const uint64_t desc =
+          sgemm::smem_descriptor_sw128(smem_base + stage * T::kStageFloats * sizeof(float));
+      uint64_t descs[T::kKSteps][T::kRowBlocks];
+#pragma unroll
+      for (int s = 0; s < T::kKSteps; ++s) {
+#pragma unroll
+        for (int i = 0; i < T::kRowBlocks; ++i) {
+          descs[s][i] = desc + (i * T::kWgmmaN * T::kBlockK + T::kWgmmaK * s) * sizeof(float) / 16;
+          asm volatile("" : "+l"(descs[s][i])::"memory");
+        }
+        sgemm::pin(frag[P][s]);
+      }
+#pragma unroll
+      for (int i = 0; i < T::kRowBlocks; ++i) sgemm::pin(acc[i]);
+      sgemm::wgmma_fence();
+#pragma unroll
+      for (int s = 0; s < T::kKSteps; ++s) {
+#pragma unroll
+        for (int i = 0; i < T::kRowBlocks; ++i) {
+          sgemm::wgmma_m64n128k8_tf32(acc[i], frag[P][s], descs[s][i]);
+        }
+      }
+      sgemm::wgmma_commit();
+      // The previous K tile's wgmma are done (this one's may run on): its stage goes back.
+      sgemm::wgmma_wait<1>();
+      if (!first) release((it - 1) % T::kStages);
+    };
+
+    int it = 0;  // K tiles consumed so far, over all units (the producer's count)
+    for (int u = first_unit; u < units; u += unit_step) {
+      const Schedule::Unit w = schedule.unit(u);
+      const int block_row = w.tile_m * T::kBlockM;
+      const int block_col = (w.pair_n * T::kCluster + static_cast<int>(rank)) * T::kBlockN;
+      int k_begin = 0;
+      const int k_tiles = slice_tiles<T>(schedule, w.slice, k, &k_begin);
+#pragma unroll
+      for (int i = 0; i < T::kRowBlocks; ++i) {
+#pragma unroll
+        for (int e = 0; e < 64; ++e) acc[i][e] = 0.0f;
+      }
+      for (int kt = 0; kt < k_tiles; kt += 2) {
+        step(it++, kt == 0, std::integral_constant<int, 0>{});
+        if (kt + 1 < k_tiles) step(it++, false, std::integral_constant<int, 1>{});
+      }
+      sgemm::wgmma_wait<0>();
+      release((it - 1) % T::kStages);
+#pragma unroll
+      for (int i = 0; i < T::kRowBlocks; ++i) sgemm::pin(acc[i]);
+
+      // Epilogue, as in 12, into this unit's slice. Meanwhile the producer fills the ring with the
+      // next unit's first K tiles.
+      float* const out = C + w.slice * c_slice;
+      const int col = block_col + frag_plan.col;
+#pragma unroll
+      for (int i = 0; i < T::kRowBlocks; ++i) {
+#pragma unroll
+        for (int j = 0; j < T::kWgmmaN / 8; ++j) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int row = block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
+            if (row >= m || col >= n) continue;
+            float* c = out + static_cast<int64_t>(row) * n + col;
+            const float v0 = alpha * acc[i][4 * j + e];
+            const float v1 = alpha * acc[i][4 * j + e + 2];
+            if (kEvenN) {
+              float2 o = make_float2(v0, v1);
+              if (beta != 0.0f) {
+                const float2 old = *reinterpret_cast<const float2*>(c);
+                o.x += beta * old.x;
+                o.y += beta * old.y;
+              }
+              *reinterpret_cast<float2*>(c) = o;
+            } else {
+              c[0] = beta != 0.0f ? v0 + beta * c[0] : v0;
+              if (col + 1 < n) c[1] = beta != 0.0f ? v1 + beta * c[1] : v1;
+            }
+          }
+        }
+      }
+    }
+  }
+  // A block leaves only when the other block of its cluster is done arriving on its barriers and
+  // copying into its stages.
+  if constexpr (T::kCluster > 1) sgemm::cluster_sync();
+}
+
+using Kernel = void(CUtensorMap, CUtensorMap, int, int, int, Schedule, float, float, float*,
+                    int64_t);
+
+template <class T>
+Kernel* kernel_for(const sgemm::Problem& p) {
+  return p.n % 2 == 0 ? &sgemm_persistent<T, true> : &sgemm_persistent<T, false>;
+}
+
+// Clusters of T's kernel the GPU runs at once (one block per SM, the cluster's blocks in one
+// GPC): what a persistent launch starts, and the slots the split-K plan fills.
+template <class T>
+int resident_clusters() {
+  static const int clusters = [] {
+    int most = 0;
+    for (Kernel* kernel : {&sgemm_persistent<T, true>, &sgemm_persistent<T, false>}) {
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+    }
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attribute;
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = T::kCluster;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(T::kCluster * sgemm::sm_count());
+    config.blockDim = dim3(T::kThreads);
+    config.dynamicSmemBytes = T::kSmemBytes;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&most, &sgemm_persistent<T, true>, &config) != cudaSuccess ||
+        most < 1) {
+      (void)cudaGetLastError();
+      most = sgemm::sm_count() / T::kCluster;
+    }
+    return most;
+  }();
+  return clusters;
+}
+
+template <class T>
+sgemm::TileSpec spec_of() {
+  return {T::kBlockM, T::kBlockN, T::kBlockK, T::kStages, resident_clusters<T>() * T::kCluster};
+}
+
+// Chapter 07's two decisions (common/split_k.h): the tile, and K slices below one wave.
+sgemm::TilePlan plan_for(const sgemm::Problem& p) {
+  return sgemm::plan_tiles(p, spec_of<MainTile>(), spec_of<SmallTile>(), sgemm::sm_count(),
+                           SGEMM_SPLIT_K != 0);
+}
+
+// The launcher's workspace: the split-K slices, A's rounded copy, and B's padded one when
+// N % 4 != 0 (chapter 11), each starting on 256 bytes.
+size_t split_bytes(const sgemm::Problem& p, const sgemm::SplitK& split) {
+  return (sgemm::split_k_workspace_bytes(p, split) + 255) / 256 * 256;
+}
+
+size_t workspace_bytes(const sgemm::Problem& p) {
+  return split_bytes(p, plan_for(p).split) + sgemm::tma_copy_bytes(p.m, p.k, kRoundABefore) +
+         sgemm::tma_copy_bytes(p.k, p.n, false);
+}
+
+template <class T>
+void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
+                 const float* B, float* C, cudaStream_t stream) {
+  char* workspace = static_cast<char*>(p.workspace);
+  float* const partial = reinterpret_cast<float*>(workspace);
+  workspace += split_bytes(p, split);
+  const float* a = sgemm::tma_readable(A, p.m, p.k, kRoundABefore, &workspace, stream);
+  const float* b = sgemm::tma_readable(B, p.k, p.n, false, &workspace, stream);
+  const CUtensorMap map_a =
+      sgemm::tensor_map_2d(a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK);
+  const CUtensorMap map_b =
+      sgemm::tensor_map_2d(b, p.k, p.n, sgemm::tma_row_stride(p.n), T::kBlockK, T::kBoxN);
+
+  Schedule schedule;
+  schedule.tiles_m = ceil_div(p.m, T::kBlockM);
+  schedule.pairs_n = ceil_div(ceil_div(p.n, T::kBlockN), T::kCluster);
+  schedule.splits = split.splits;
+  schedule.k_slice = split.k_slice;
+  schedule.group_rows = T::kGroupRows;
+  const int units = schedule.units();
+  const int clusters =
+      SGEMM_PERSISTENT && units > resident_clusters<T>() ? resident_clusters<T>() : units;
+
+  const bool sliced = split.splits > 1;
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attributes[1];
+  attributes[0].id = cudaLaunchAttributeClusterDimension;
+  attributes[0].val.clusterDim.x = T::kCluster;
+  attributes[0].val.clusterDim.y = 1;
+  attributes[0].val.clusterDim.z = 1;
+  config.gridDim = dim3(clusters * T::kCluster);
+  config.blockDim = dim3(T::kThreads);
+  config.dynamicSmemBytes = T::kSmemBytes;
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, kernel_for<T>(p), map_a, map_b, p.m, p.n, p.k, schedule,
+                     sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta, sliced ? partial : C,
+                     sliced ? sgemm::split_k_slice_floats(p) : int64_t{0});
+  if (sliced) sgemm::reduce_split_k_slices(p, split.splits, partial, C, stream);
+}
+
+void launch_persistent(const sgemm::Problem& p, const float* A, const float* B, float* C,
+                       cudaStream_t stream) {
+  const sgemm::TilePlan plan = plan_for(p);
+  if (plan.small_tile) {
+    launch_tile<SmallTile>(p, plan.split, A, B, C, stream);
+  } else {
+    launch_tile<MainTile>(p, plan.split, A, B, C, stream);
+  }
+}
+
+sgemm::TileSize tile_for(const sgemm::Problem& p) {
+  return plan_for(p).small_tile ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+                                : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static const std::string title =
+      std::string(SGEMM_PERSISTENT ? "persistent" : "one block per tile") +
+      " blocks in clusters of " + std::to_string(MainTile::kCluster) +
+      " sharing A by TMA multicast, tiles in groups of " + std::to_string(MainTile::kGroupRows) +
+      " rows, split-K below one wave; BM x BN x BK = " + std::to_string(MainTile::kBlockM) + "x" +
+      std::to_string(MainTile::kBlockN) + "x" + std::to_string(MainTile::kBlockK) + ", " +
+      std::to_string(MainTile::kStages) + " stages";
+  sgemm::Chapter chapter{"13_persistent_clusters", title.c_str(),     &launch_persistent,
+                         MainTile::kBlockM,        MainTile::kBlockN, &tile_for};
+  chapter.precision = sgemm::Precision::kTf32;
+  chapter.workspace_bytes = &workspace_bytes;
+  chapter.unsupported = &sgemm::sm90a_unsupported;
+  return sgemm::run_chapter(chapter, argc, argv);
+}
