@@ -19,8 +19,11 @@
 // - Chapter 07's lesson on Hopper: fewer tiles than SMs get K slices (common/split_k.h's plan),
 //   each a work unit of its own, then the deterministic reduction; a 128-row tile where it loads
 //   the busiest SM less.
-// Unchanged from 12: the producer and consumer warpgroups, setmaxnreg, A rounded by a pass before
-// the GEMM, C^T = B^T A^T with B^T from registers, the 256 x 128 x 32 tile and its 4-stage ring.
+// - Where A is rounded, also the launcher's choice: by a pass before the GEMM (12's way) where C
+//   has several columns of tiles, in shared memory by the producer's three idle warps where N fits
+//   one (the pass would triple the DRAM traffic of such a GEMM).
+// Unchanged from 12: the producer and consumer warpgroups, setmaxnreg, C^T = B^T A^T with B^T from
+// registers, the 256 x 128 x 32 tile and its 4-stage ring, the epilogue.
 // Precision contract: TF32 (verified with a TF32 tolerance, timed against cuBLAS
 // CUBLAS_COMPUTE_32F_FAST_TF32).
 // Limits: compute capability 9.0 with code built for sm_90a; elsewhere one error: line, exit 3.
@@ -61,6 +64,11 @@
 #ifndef SGEMM_MULTICAST
 #define SGEMM_MULTICAST 1
 #endif
+// SGEMM_ROUND_A: where A is rounded to TF32: 0 a pass before the GEMM (chapters 11, 12), 1 in
+// shared memory by the producer's idle warps, 2 the launcher's rule (rounds_in_shared).
+#ifndef SGEMM_ROUND_A
+#define SGEMM_ROUND_A 2
+#endif
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1
 #endif
@@ -72,6 +80,10 @@
 namespace {
 
 using sgemm::ceil_div;
+
+// The producer warpgroup's warps other than the one that issues the copies: with kRoundInShared
+// they round A in shared memory.
+constexpr int kRoundingWarps = 3;
 
 // A rounded to TF32 by a pass before the GEMM, as in 11 (unless the build does not round at all).
 constexpr bool kRoundABefore = SGEMM_ROUND_TF32;
@@ -196,7 +208,7 @@ __device__ __forceinline__ int slice_tiles(const Schedule& s, int slice, int k, 
 // gridDim.x blocks (a multiple of kCluster) walk the schedule's units: cluster c takes units c,
 // c + clusters, ... . Slice z of the units writes C + z * c_slice (the launcher passes the split-K
 // workspace, alpha = 1 and beta = 0 when there are several slices).
-template <class T, bool kEvenN>
+template <class T, bool kEvenN, bool kRoundInShared>
 __global__ void __launch_bounds__(T::kThreads, 1)
     sgemm_persistent(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, int m, int n, int k,
@@ -210,6 +222,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // which the other block's multicast adds to) and empty (every consumer warp of every block of
   // the cluster is done with it: both producers write into it).
   __shared__ uint64_t full[T::kStages], empty[T::kStages];
+  // With kRoundInShared, A's part of a stage rounded to TF32 in place (one arrival per rounding
+  // warp): the consumers wait for this instead of full.
+  __shared__ uint64_t rounded[T::kStages];
   const uint32_t raw_base = sgemm::smem_address(smem_raw);
   const uint32_t pad = (1024 - raw_base % 1024) % 1024;
   float* const smem = reinterpret_cast<float*>(reinterpret_cast<char*>(smem_raw) + pad);
@@ -227,6 +242,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (tid == 0) {
     for (int s = 0; s < T::kStages; ++s) {
       sgemm::mbarrier_init(&full[s], 1);
+      sgemm::mbarrier_init(&rounded[s], kRoundingWarps);
       sgemm::mbarrier_init(&empty[s], 4 * T::kConsumers * T::kCluster);
     }
     sgemm::fence_mbarrier_init();
@@ -273,6 +289,29 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           }
         }
       }
+    } else if (kRoundInShared && warp > 0) {
+      // The other three warps round A's rows of each stage to TF32 where they landed (the
+      // swizzle moves whole float4s, so any float4 of the box is rounded as it is), then make
+      // their writes visible to wgmma (the async proxy) and hand the stage to the consumers.
+      int it = 0;
+      for (int u = first_unit; u < units; u += unit_step) {
+        int k_begin = 0;
+        const int k_tiles = slice_tiles<T>(schedule, schedule.unit(u).slice, k, &k_begin);
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int stage = it % T::kStages;
+          sgemm::mbarrier_wait(&full[stage], (it / T::kStages) % 2);
+          float4* sA = reinterpret_cast<float4*>(smem + stage * T::kStageFloats);
+#pragma unroll 4
+          for (int i = tid - 32; i < T::kSizeA / 4; i += 32 * kRoundingWarps) {
+            const float4 v = sA[i];
+            sA[i] = make_float4(sgemm::tf32_value(v.x), sgemm::tf32_value(v.y),
+                                sgemm::tf32_value(v.z), sgemm::tf32_value(v.w));
+          }
+          sgemm::fence_proxy_async();
+          __syncwarp();
+          if (lane == 0) sgemm::mbarrier_arrive(&rounded[stage]);
+        }
+      }
     }
   } else {
     // ---- The consumer warpgroups ----
@@ -298,7 +337,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       constexpr int P = decltype(parity)::value;
       const int stage = it % T::kStages;
       float* sA = smem + stage * T::kStageFloats;
-      sgemm::mbarrier_wait(&full[stage], (it / T::kStages) % 2);
+      sgemm::mbarrier_wait(kRoundInShared ? &rounded[stage] : &full[stage], (it / T::kStages) % 2);
       const float* b_stage = sA + T::kSizeA;
 #pragma unroll
       for (int s = 0; s < T::kKSteps; ++s) {
@@ -401,8 +440,24 @@ using Kernel = void(CUtensorMap, CUtensorMap, int, int, int, Schedule, float, fl
                     int64_t);
 
 template <class T>
-Kernel* kernel_for(const sgemm::Problem& p) {
-  return p.n % 2 == 0 ? &sgemm_persistent<T, true> : &sgemm_persistent<T, false>;
+Kernel* kernel_for(const sgemm::Problem& p, bool round_in_shared) {
+  Kernel* const kernels[2][2] = {
+      {&sgemm_persistent<T, false, false>, &sgemm_persistent<T, true, false>},
+      {&sgemm_persistent<T, false, true>, &sgemm_persistent<T, true, true>}};
+  return kernels[round_in_shared][p.n % 2 == 0];
+}
+
+// Where A is rounded to TF32. A pass before the GEMM reads and writes A once more in DRAM
+// (2 x M x K x 4 bytes); the GEMM itself reads A once per column of tiles. Rounding in shared
+// memory moves no extra byte but takes shared-memory bandwidth from the consumers' wgmma
+// (README.md, "Where A is rounded"). So: the pass wherever C has two or more columns of tiles (A's
+// rows are read by several blocks, the pass is a fraction of the GEMM's own traffic), shared
+// memory where N fits one column of tiles (the pass would triple A's traffic, which is all the
+// GEMM moves). SGEMM_ROUND_A: 0 always the pass, 1 always shared memory, 2 this rule.
+bool rounds_in_shared(const sgemm::Problem& p) {
+  if (!SGEMM_ROUND_TF32 || SGEMM_ROUND_A == 0) return false;
+  if (SGEMM_ROUND_A == 1) return true;
+  return p.n <= MainTile::kBlockN;
 }
 
 // Clusters of T's kernel the GPU runs at once (one block per SM, the cluster's blocks in one
@@ -411,7 +466,8 @@ template <class T>
 int resident_clusters() {
   static const int clusters = [] {
     int most = 0;
-    for (Kernel* kernel : {&sgemm_persistent<T, true>, &sgemm_persistent<T, false>}) {
+    for (Kernel* kernel : {&sgemm_persistent<T, false, false>, &sgemm_persistent<T, true, false>,
+                           &sgemm_persistent<T, false, true>, &sgemm_persistent<T, true, true>}) {
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
     }
     cudaLaunchConfig_t config = {};
@@ -425,7 +481,8 @@ int resident_clusters() {
     config.dynamicSmemBytes = T::kSmemBytes;
     config.attrs = &attribute;
     config.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&most, &sgemm_persistent<T, true>, &config) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveClusters(&most, &sgemm_persistent<T, true, false>, &config) !=
+            cudaSuccess ||
         most < 1) {
       (void)cudaGetLastError();
       most = sgemm::sm_count() / T::kCluster;
@@ -453,7 +510,8 @@ size_t split_bytes(const sgemm::Problem& p, const sgemm::SplitK& split) {
 }
 
 size_t workspace_bytes(const sgemm::Problem& p) {
-  return split_bytes(p, plan_for(p).split) + sgemm::tma_copy_bytes(p.m, p.k, kRoundABefore) +
+  return split_bytes(p, plan_for(p).split) +
+         sgemm::tma_copy_bytes(p.m, p.k, kRoundABefore && !rounds_in_shared(p)) +
          sgemm::tma_copy_bytes(p.k, p.n, false);
 }
 
@@ -463,7 +521,9 @@ void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const floa
   char* workspace = static_cast<char*>(p.workspace);
   float* const partial = reinterpret_cast<float*>(workspace);
   workspace += split_bytes(p, split);
-  const float* a = sgemm::tma_readable(A, p.m, p.k, kRoundABefore, &workspace, stream);
+  const bool in_shared = rounds_in_shared(p);
+  const float* a =
+      sgemm::tma_readable(A, p.m, p.k, kRoundABefore && !in_shared, &workspace, stream);
   const float* b = sgemm::tma_readable(B, p.k, p.n, false, &workspace, stream);
   const CUtensorMap map_a =
       sgemm::tensor_map_2d(a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK);
@@ -493,7 +553,7 @@ void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const floa
   config.stream = stream;
   config.attrs = attributes;
   config.numAttrs = 1;
-  cudaLaunchKernelEx(&config, kernel_for<T>(p), map_a, map_b, p.m, p.n, p.k, schedule,
+  cudaLaunchKernelEx(&config, kernel_for<T>(p, in_shared), map_a, map_b, p.m, p.n, p.k, schedule,
                      sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta, sliced ? partial : C,
                      sliced ? sgemm::split_k_slice_floats(p) : int64_t{0});
   if (sliced) sgemm::reduce_split_k_slices(p, split.splits, partial, C, stream);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Figures of chapters 11 (TMA) and 12 (warp specialization), drawn from the chapters' own sources.
+"""Figures of chapters 11 (TMA), 12 (warp specialization) and 13 (persistent clusters), drawn from
+the chapters' own sources.
 
 Each source is read as its default build compiles it: #if / #ifdef / #elif / #else resolved
 against the defaults of its SGEMM_ switches. What is read, never copied here: the default
@@ -13,7 +14,13 @@ make_fragment_plan, run for every lane; 11's main loop, as the operations of its
 its `step` lambda (issue, prepare, multiply, wgmma_wait, __syncthreads), played out in that order;
 12's producer (thread 0 alone issues) and its consumers' hand-back (wgmma_wait<N>, then an arrival
 on the empty mbarrier of tile t - N); and the swizzle and out-of-bounds fill common/tma.h asks the
-copy engine for. No GPU is needed.
+copy engine for. From 13: the same struct evaluated for `using SmallTile = <Struct><values>;`, the
+full mbarrier's expect_tx bytes, the multicast's mask, the consumers' arrival on every rank's
+empty mbarrier, the walk of the units (cluster c takes c, c + clusters, ...), the launcher's
+`schedule.<field> = ...` expressions and the body of Schedule::unit, run for every unit; the tile
+and K slices are sgemm::plan_tiles' (common/split_k.h, its Python copy in tensor_core_figures.py).
+No GPU is needed; 13's figures assume the clusters the GPU holds at once (--clusters, default 66:
+the H100's 132 SMs in pairs).
 Every figure carries what it was drawn from (a PNG text chunk, as figures.py's figures do), so the
 host test sees a committed figure that no longer matches its source (out_of_date()).
 
@@ -30,8 +37,19 @@ host test sees a committed figure that no longer matches its source (out_of_date
   12_warp_specialization/figures/pipeline.png
                                            the roles over time: how producer, consumers and
                                            tensor cores overlap
+  13_persistent_clusters/figures/schedule.png
+                                           which cluster computes which tile of 4096^3, in which
+                                           round: the grouped order beside row after row, and the
+                                           rows of A and columns of B each one's first round reads
+  13_persistent_clusters/figures/multicast.png
+                                           one stage in the two blocks of a cluster: A's box in two
+                                           shares, each multicast into both; the full mbarrier's
+                                           bytes, the empty one's arrivals from both blocks
+  13_persistent_clusters/figures/split_k.png
+                                           two small-C shapes: the tile, K slices and units over
+                                           the clusters, with and without split-K
 
-Usage: python3 scripts/hopper_figures.py [--out DIR] [--root DIR]
+Usage: python3 scripts/hopper_figures.py [--out DIR] [--root DIR] [--clusters N]
 Exit codes: 0 written, 2 bad usage (a source that cannot be read, matplotlib missing).
 """
 
@@ -43,11 +61,13 @@ from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
 from figures import UsageError, stamp, stamped, strip_comments, tile_struct
+from tensor_core_figures import H100_SMS, ceil_div, plan_cost, plan_split_k, plan_tiles, tiles_of
 
 BANKS = 32
 SCRIPT = "scripts/hopper_figures.py"
 TMA_SOURCE = Path("11_tma") / "tma.cu"
 WS_SOURCE = Path("12_warp_specialization") / "warp_specialization.cu"
+CLUSTER_SOURCE = Path("13_persistent_clusters") / "persistent_clusters.cu"
 TMA_HEADER = Path("common") / "tma.h"
 
 
@@ -57,9 +77,10 @@ class Unknown(Exception):
     """An expression names something the reader does not know (a runtime value): skipped."""
 
 
-TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_]\w*)|(\|\||&&|==|!=|<=|>=|[-+*/%^&|<>?:(),!]))")
+TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_]\w*)"
+                   r"|(\|\||&&|<<|>>|==|!=|<=|>=|[-+*/%^&|<>?:(),!]))")
 BINARY = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7, "<=": 7,
-          ">=": 7, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
+          ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 
 
 def c_divide(a, b, op):
@@ -72,12 +93,13 @@ def c_divide(a, b, op):
 
 def evaluate(expression, names, otherwise=None):
     """The value of a C++ integer constant expression: literals, names (T:: and sgemm:: dropped),
-    + - * / % ^ & |, comparisons, && || !, ?:, ceil_div(a, b), static_cast<int>(x) and
-    sizeof(float). A name not in `names` is `otherwise` (the preprocessor's 0) or, when that is
-    None, raises Unknown, as does anything else."""
+    + - * / % << >> ^ & |, comparisons, && || !, ?:, ceil_div(a, b), static_cast<int>(x) and
+    sizeof(float); a literal's u / l suffixes are dropped. A name not in `names` is `otherwise`
+    (the preprocessor's 0) or, when that is None, raises Unknown, as does anything else."""
     text = re.sub(r"\b(?:T|sgemm)::", "", expression)
     text = re.sub(r"\bsizeof\s*\(\s*(?:float|u?int32_t)\s*\)", "4", text)
     text = re.sub(r"\bstatic_cast\s*<\s*int\s*>", "", text)
+    text = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", text)
     tokens, pos = [], 0
     text = text.strip()
     while pos < len(text):
@@ -138,6 +160,7 @@ def evaluate(expression, names, otherwise=None):
                         "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
                         "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
                         "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b),
+                        "<<": int.__lshift__, ">>": int.__rshift__,
                         "+": int.__add__, "-": int.__sub__, "*": int.__mul__}[op](left, right)
         return left
 
@@ -226,25 +249,12 @@ def braced(text, at):
     raise ValueError("unbalanced braces")
 
 
-def read_kernel(source, required):
-    """What a Hopper chapter's figures draw from its source, as a default build compiles it:
-    {"tile": the SGEMM_TILE text, "k": {name: value} of the struct's constants, the other
-    constexprs (int or bool) and the integer macros (the SGEMM_ switch defaults), "arrivals":
-    {mbarrier: arrivals per phase}, "barrier_ops": the mbarrier operations, "wgmma": (m, n, k),
-    "plan": make_fragment_plan's (parameters, statements), "text": the compiled code}. Raises
-    UsageError (one line) when a value in `required` cannot be found, a static_assert of the
-    struct fails for the default tile, or the launcher does not round A before the GEMM (what
-    both chapters' figures draw)."""
-    text, defines = preprocess(source)
-    tile = defines.get("SGEMM_TILE")
-    if tile is None:
-        raise UsageError(f"{source}: no `#define SGEMM_TILE` default")
-    try:
-        values = [int(v) for v in tile.split(",")]
-    except ValueError:
-        raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: {tile}") from None
-    params, struct = tile_struct(text, source, values, user="MainTile")
-    k = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
+def struct_constants(struct, params, values, macros, source, label):
+    """{name: value}: the integer `macros`, the template `params` taking `values`, then every
+    `static constexpr int kName = ...;` of the struct's body (struct.group(2)), evaluated in
+    order. Raises UsageError (one line, naming `label`) when a static_assert of the struct that
+    the reader can evaluate fails."""
+    k = dict(macros)
     k.update(zip(params, values))
     body = struct.group(2)
     for name, expression in re.findall(r"static\s+constexpr\s+int\s+(k\w+)\s*=\s*([^;]+);",
@@ -260,7 +270,31 @@ def read_kernel(source, required):
         except Unknown:
             continue
         if not holds:
-            raise UsageError(f"{source}: SGEMM_TILE {tile}: {message}")
+            raise UsageError(f"{source}: {label}: {message}")
+    return k
+
+
+def read_kernel(source, required, rounded_before=True):
+    """What a Hopper chapter's figures draw from its source, as a default build compiles it:
+    {"tile": the SGEMM_TILE text, "k": {name: value} of the struct's constants, the other
+    constexprs (int or bool) and the integer macros (the SGEMM_ switch defaults), "macros": the
+    integer macros alone, "struct": the tile struct's match and "params" its template
+    parameters, "arrivals": {mbarrier: arrivals per phase}, "barrier_ops": the mbarrier
+    operations, "wgmma": (m, n, k), "plan": make_fragment_plan's (parameters, statements),
+    "text": the compiled code}. Raises UsageError (one line) when a value in `required` cannot be
+    found, a static_assert of the struct fails for the default tile, or, with `rounded_before`,
+    the launcher does not round A before the GEMM (what 11's and 12's figures draw)."""
+    text, defines = preprocess(source)
+    tile = defines.get("SGEMM_TILE")
+    if tile is None:
+        raise UsageError(f"{source}: no `#define SGEMM_TILE` default")
+    try:
+        values = [int(v) for v in tile.split(",")]
+    except ValueError:
+        raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: {tile}") from None
+    params, struct = tile_struct(text, source, values, user="MainTile")
+    macros = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
+    k = struct_constants(struct, params, values, macros, source, f"SGEMM_TILE {tile}")
     outside = text[:struct.start()] + text[struct.end():]
     for name, expression in re.findall(r"(?<!static )\bconstexpr\s+(?:int|bool)\s+(k\w+)\s*="
                                        r"\s*([^;]+);", outside):
@@ -293,12 +327,13 @@ def read_kernel(source, required):
         rounded = bool(readable) and bool(evaluate(readable.group(1), k))
     except Unknown:
         rounded = False
-    if not rounded:
+    if rounded_before and not rounded:
         raise UsageError(f"{source}: the figures draw A rounded to TF32 by a pass before the "
                          "GEMM (tma_readable(A, ..., round_tf32 = true, ...)); the default "
                          "build does not")
     statements = [s.strip() for s in plan.group(2).split(";") if s.strip()]
-    return {"source": source, "tile": tile, "k": k, "arrivals": arrivals,
+    return {"source": source, "tile": tile, "k": k, "macros": macros, "struct": struct,
+            "params": params, "arrivals": arrivals,
             "barrier_ops": sorted(set(re.findall(r"\bmbarrier_(wait|arrive_expect_tx|arrive)"
                                                  r"\s*\(\s*&(\w+)", text))),
             "wgmma": tuple(map(int, shape.groups())),
@@ -363,7 +398,7 @@ def ws_kernel(root):
     k, source, text = kernel["k"], kernel["source"], kernel["text"]
     check_ops(kernel, WS_OPS)
     want = {"full": 1, "empty": 4 * k["kConsumers"]}
-    if kernel["arrivals"] != want:
+    if {bar: kernel["arrivals"].get(bar) for bar in want} != want:
         raise UsageError(f"{source}: the figures draw mbarrier arrivals {want} (the producer's "
                          "thread 0; one per consumer warp), the source inits "
                          f"{kernel['arrivals']}")
@@ -389,6 +424,219 @@ def ws_kernel(root):
                            re.search(r"\bsetmaxnreg_inc\s*<\s*(?:T::)?kConsumerRegisters\s*>",
                                      text))
     return kernel
+
+
+# ---- chapter 13: the tile pair, the multicast, the schedule ----------------------------------
+
+CLUSTER_FIELDS = ("kBlockM", "kConsumers", "kBlockN", "kBlockK", "kStages", "kThreads",
+                  "kCluster", "kGroupRows", "kBoxRowsA", "kBoxN", "kBoxesB", "kSizeA",
+                  "kSizeBoxB", "kStageBytes")
+# The constants each of 13's figures draws (and is stamped with).
+SCHEDULE_DRAWS = ("kBlockM", "kBlockN", "kCluster", "kGroupRows")
+MULTICAST_DRAWS = tuple(n for n in CLUSTER_FIELDS if n != "kGroupRows")
+SPLIT_DRAWS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kCluster")
+# What the launcher puts in the Schedule the kernel walks, and what Schedule::unit returns.
+SCHEDULE_FIELDS = ("tiles_m", "pairs_n", "splits", "k_slice", "group_rows")
+UNIT_FIELDS = ("tile_m", "pair_n", "slice")
+
+
+def call_args(text, name, source, first=r""):
+    """The arguments (texts) of the first call `name(...)` in text whose first argument matches
+    `first` (from its start), split at the call's top-level commas."""
+    for found in re.finditer(r"\b" + name + r"\s*\(", text):
+        args, depth, start = [], 0, found.end()
+        for i in range(found.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 1 and text[i] == ",":
+                args.append(text[start:i].strip())
+                start = i + 1
+            elif depth == 0:
+                args.append(text[start:i].strip())
+                break
+        if depth == 0 and re.match(first, args[0]):
+            return args
+    raise UsageError(f"{source}: no call {name}({first or '...'}, ...)")
+
+
+def cluster_kernel(root):
+    """Chapter 13 as its default build compiles it (read_kernel, A's rounding not drawn), checked
+    to be what its figures draw: persistent clusters of 2 blocks, each block's producer copying
+    kBoxRowsA = kBlockM / 2 of A's rows into both blocks (tma_load_2d_multicast, mask of both
+    ranks) and its own B boxes; full (one arrival and kStageBytes, both halves of A and the own B)
+    and empty (one arrival per consumer warp of every block: lane r of each warp arrives on rank
+    r's) mbarriers; cluster c walking units c, c + clusters, ... . Adds "unit" (Schedule::unit's
+    parameter, the Unit's name and statements), "assign" (the launcher's `schedule.<field> =
+    ...` expressions), "small" (SmallTile's constants, the same struct evaluated for its
+    values), "expect_tx" and "mask"."""
+    kernel = read_kernel(root / CLUSTER_SOURCE, CLUSTER_FIELDS, rounded_before=False)
+    k, source, text = kernel["k"], kernel["source"], kernel["text"]
+    if (k["kCluster"] != 2 or not k.get("SGEMM_MULTICAST")
+            or k["kBoxRowsA"] * k["kCluster"] != k["kBlockM"]):
+        raise UsageError(f"{source}: the figures draw clusters of 2 blocks sharing A's box by "
+                         "multicast (SGEMM_CLUSTER 2, SGEMM_MULTICAST 1, kBoxRowsA = kBlockM / "
+                         f"kCluster); the default build has kCluster = {k['kCluster']}, "
+                         f"kBoxRowsA = {k['kBoxRowsA']}")
+    if not k.get("SGEMM_PERSISTENT"):
+        raise UsageError(f"{source}: the figures draw persistent clusters (SGEMM_PERSISTENT 1)")
+    want = {"full": 1, "empty": 4 * k["kConsumers"] * k["kCluster"]}
+    if {bar: kernel["arrivals"].get(bar) for bar in want} != want:
+        raise UsageError(f"{source}: the figures draw mbarrier arrivals {want} (the producer's "
+                         "thread 0; one per consumer warp of each block of the cluster), the "
+                         f"source inits {kernel['arrivals']}")
+    expect = call_args(text, r"(?:sgemm::)?mbarrier_arrive_expect_tx", source,
+                       r"&\s*full\s*\[")
+    multicast = call_args(text, r"(?:sgemm::)?tma_load_2d_multicast", source)
+    try:
+        kernel["expect_tx"] = evaluate(expect[1], k)
+        kernel["mask"] = evaluate(multicast[-1], k)
+    except (Unknown, IndexError) as error:
+        raise UsageError(f"{source}: cannot read the expect_tx bytes or the multicast mask "
+                         f"({error})") from None
+    shares = k["kCluster"] * k["kBoxRowsA"] * k["kBlockK"] * 4
+    own_b = k["kBoxesB"] * k["kSizeBoxB"] * 4
+    if kernel["expect_tx"] != k["kStageBytes"] or shares + own_b != k["kStageBytes"]:
+        raise UsageError(f"{source}: the figures draw a full mbarrier expecting kStageBytes = "
+                         f"both shares of A ({shares} B) + the block's B boxes ({own_b} B); the "
+                         f"source expects {kernel['expect_tx']} of kStageBytes = "
+                         f"{k['kStageBytes']}")
+    if kernel["mask"] != (1 << k["kCluster"]) - 1:
+        raise UsageError(f"{source}: the figures draw A's shares multicast to every block of the "
+                         f"cluster (mask {(1 << k['kCluster']) - 1}), the source's mask is "
+                         f"{kernel['mask']}")
+    if not re.search(r"\bif\s*\(\s*lane\s*<\s*(?:T::)?kCluster\s*\)\s*(?:sgemm::)?"
+                     r"mbarrier_arrive_cluster\s*\(\s*&empty\s*\[[^\]]*\]\s*,\s*lane\s*\)", text):
+        raise UsageError(f"{source}: the figures draw consumer warps whose lane r arrives on "
+                         "rank r's empty mbarrier (`if (lane < T::kCluster) "
+                         "sgemm::mbarrier_arrive_cluster(&empty[stage], lane);`)")
+    walk = (r"\bfirst_unit\s*=\s*blockIdx\.x\s*/\s*(?:T::)?kCluster\s*;",
+            r"\bunit_step\s*=\s*gridDim\.x\s*/\s*(?:T::)?kCluster\s*;",
+            r"for\s*\(\s*int\s+u\s*=\s*first_unit\s*;\s*u\s*<\s*units\s*;\s*u\s*\+=\s*unit_step"
+            r"\s*\)")
+    if not all(re.search(pattern, text) for pattern in walk) or "plan_tiles(" not in text:
+        raise UsageError(f"{source}: the figures draw cluster c walking units c, c + clusters, "
+                         "... (`for (int u = first_unit; u < units; u += unit_step)`, first_unit "
+                         "= blockIdx.x / T::kCluster, unit_step = gridDim.x / T::kCluster) of a "
+                         "plan made by sgemm::plan_tiles")
+    schedule = re.search(r"\bstruct\s+Schedule\s*\{", text)
+    unit = schedule and re.search(r"\bUnit\s+unit\s*\(\s*int\s+(\w+)\s*\)\s*const\s*\{", text)
+    if not unit:
+        raise UsageError(f"{source}: no `struct Schedule` with `Unit unit(int u) const {{...}}`")
+    body, _ = braced(text, unit.end() - 1)
+    statements = [s.strip() for s in body.split(";") if s.strip()]
+    var = next((m.group(1) for m in (re.fullmatch(r"(?:Schedule::)?Unit\s+(\w+)", s)
+                                     for s in statements) if m), None)
+    if var is None:
+        raise UsageError(f"{source}: Schedule::unit declares no `Unit w;`")
+    kernel["unit"] = (unit.group(1), var, statements)
+    schedule_unit(kernel, dict.fromkeys(SCHEDULE_FIELDS, 1), 0)  # runs, or one line says why
+    kernel["assign"] = dict(re.findall(r"\bschedule\.(\w+)\s*=\s*([^;]+);", text))
+    missing = [f for f in SCHEDULE_FIELDS if f not in kernel["assign"]]
+    if missing:
+        raise UsageError(f"{source}: the launcher sets no schedule.{', schedule.'.join(missing)}")
+    small = re.search(r"\busing\s+SmallTile\s*=\s*(\w+)\s*<([\d\s,]+)>\s*;", text)
+    if not small or small.group(1) != kernel["struct"].group(0).split("struct")[1].split()[0]:
+        raise UsageError(f"{source}: no `using SmallTile = <MainTile's struct><values>;`")
+    values = [int(v) for v in small.group(2).split(",")]
+    if len(values) != len(kernel["params"]):
+        raise UsageError(f"{source}: SmallTile has {len(values)} values, its struct "
+                         f"{len(kernel['params'])} template parameters")
+    kernel["small"] = struct_constants(kernel["struct"], kernel["params"], values,
+                                       kernel["macros"], source,
+                                       f"SmallTile {small.group(2).strip()}")
+    return kernel
+
+
+def grouped_unit(tiles_m, pairs_n, group_rows, u):
+    """Where unit u goes in the chapter's order, written from its description (the reference the
+    test holds the source's Schedule::unit to): K slice after K slice; inside one, groups of
+    group_rows tile rows (the last group may be shorter); inside a group, pair column after pair
+    column, its rows top to bottom. (tile_m, pair_n, slice)."""
+    per_slice = tiles_m * pairs_n
+    slice_, r = divmod(u, per_slice)
+    group, inside = divmod(r, group_rows * pairs_n)
+    first = group * group_rows
+    rows = min(group_rows, tiles_m - first)
+    pair_n, row = divmod(inside, rows)
+    return first + row, pair_n, slice_
+
+
+def schedule_unit(kernel, fields, u):
+    """{tile_m, pair_n, slice} of unit u: the source's Schedule::unit, statement by statement,
+    with `fields` (SCHEDULE_FIELDS) as the Schedule's members."""
+    param, var, statements = kernel["unit"]
+    names = dict(fields, **{param: u})
+    unit = {}
+    for statement in statements:
+        local = re.fullmatch(r"(?:const\s+)?int\s+(\w+)\s*=\s*(.+)", statement, flags=re.S)
+        field = re.fullmatch(var + r"\.(\w+)\s*=\s*(.+)", statement, flags=re.S)
+        try:
+            if local:
+                names[local.group(1)] = evaluate(local.group(2), names)
+            elif field:
+                unit[field.group(1)] = evaluate(field.group(2), names)
+            elif not re.fullmatch(r"(?:Schedule::)?Unit\s+" + var + r"|return\s+" + var,
+                                  statement):
+                raise Unknown(statement)
+        except Unknown as error:
+            raise UsageError(f"{kernel['source']}: Schedule::unit: cannot run `{statement}` "
+                             f"({error})") from None
+    if set(unit) != set(UNIT_FIELDS):
+        raise UsageError(f"{kernel['source']}: Schedule::unit sets {sorted(unit)}, not "
+                         f"{', '.join(UNIT_FIELDS)}")
+    return unit
+
+
+def tile_spec(k, clusters):
+    """common/split_k.h's TileSpec of a tile (tensor_core_figures' dict): its slots are the
+    blocks of the resident clusters (the chapter's spec_of)."""
+    return {"block_m": k["kBlockM"], "block_n": k["kBlockN"], "block_k": k["kBlockK"],
+            "stages": k["kStages"], "slots": clusters * k["kCluster"]}
+
+
+def cluster_launch(kernel, m, n, k_dim, clusters, split_k=True, group_rows=None):
+    """What the chapter's launcher does for m x n x k when `clusters` clusters of either tile are
+    resident on an H100 (H100_SMS SMs): the tile and K slices of sgemm::plan_tiles (SGEMM_SPLIT_K
+    is `split_k`), the Schedule (the launcher's own expressions; `group_rows` replaces its
+    group_rows), the clusters launched (a persistent launch: at most the resident ones) and the
+    walk: [(u, cluster, round, tile_m, pair_n, slice)], cluster c taking units c, c + launched,
+    ... . Returns {"small", "tile" (the tile's constants), "splits", "k_slice", "fields",
+    "units", "launched", "rounds", "walk"}."""
+    small, (splits, k_slice) = plan_tiles(m, n, k_dim, tile_spec(kernel["k"], clusters),
+                                          tile_spec(kernel["small"], clusters), H100_SMS,
+                                          split_k)
+    tile = kernel["small"] if small else kernel["k"]
+    names = dict(tile, p_m=m, p_n=n, p_k=k_dim, split_splits=splits, split_k_slice=k_slice)
+    fields = {}
+    for field in SCHEDULE_FIELDS:
+        expression = re.sub(r"\b(p|split)\.(\w+)", r"\1_\2", kernel["assign"][field])
+        try:
+            fields[field] = evaluate(expression, names)
+        except Unknown as error:
+            raise UsageError(f"{kernel['source']}: cannot evaluate schedule.{field} = "
+                             f"{kernel['assign'][field].strip()} ({error})") from None
+    if group_rows is not None:
+        fields["group_rows"] = group_rows
+    units = fields["tiles_m"] * fields["pairs_n"] * fields["splits"]
+    launched = min(units, clusters)
+    walk = []
+    for u in range(units):
+        w = schedule_unit(kernel, fields, u)
+        walk.append((u, u % launched, u // launched, w["tile_m"], w["pair_n"], w["slice"]))
+    return {"small": small, "tile": tile, "splits": splits, "k_slice": k_slice,
+            "fields": fields, "units": units, "launched": launched,
+            "rounds": ceil_div(units, launched), "walk": walk}
+
+
+def round_reach(launch, n, round_=0):
+    """(tile rows of A, tile columns of B) that the units of one round read: sorted lists."""
+    cluster, bn = launch["tile"]["kCluster"], launch["tile"]["kBlockN"]
+    rows, cols = set(), set()
+    for _, _, r, tile_m, pair_n, _ in launch["walk"]:
+        if r == round_:
+            rows.add(tile_m)
+            cols.update(c for c in range(pair_n * cluster, (pair_n + 1) * cluster)
+                        if c * bn < n)
+    return sorted(rows), sorted(cols)
 
 
 # One operation of 11's main loop: thread 0's issue of a tile's copies (or a loop of them from
@@ -574,9 +822,19 @@ def ops_text(ops):
                     for op, arg in ops)
 
 
-def signatures(root):
-    """{(chapter, figure): the line stamped into it}: what each figure is drawn from in root."""
-    tma, ws = tma_kernel(root), ws_kernel(root)
+def launch_digest(launch, tiles=True):
+    """What a drawing of the launch shows: its plan and its walk (without where each unit's tiles
+    lie, when `tiles` is false: split_k.png draws only the clusters' units and their slices)."""
+    walk = launch["walk"] if tiles else [(c, r, z) for _, c, r, _, _, z in launch["walk"]]
+    return digest([launch["small"], launch["splits"], launch["k_slice"], launch["launched"],
+                   walk])
+
+
+def signatures(root, clusters=None):
+    """{(chapter, figure): the line stamped into it}: what each figure is drawn from in root,
+    chapter 13's with `clusters` resident clusters (default RESIDENT_CLUSTERS)."""
+    clusters = clusters or RESIDENT_CLUSTERS
+    tma, ws, cl = tma_kernel(root), ws_kernel(root), cluster_kernel(root)
     modes = header_modes(root)
     plans = [fragment_plan(tma, wg, w, lane // 4, lane % 4)
              for wg in range(tma["k"]["kWarpgroups"]) for w in range(4) for lane in range(32)]
@@ -595,11 +853,28 @@ def signatures(root):
         FIGURES[2]: ws_text,
         FIGURES[3]: (f"{ws_text}; schematic durations sha256 "
                      f"{digest(sorted(WS_DURATIONS.items()))}"),
+        FIGURES[4]: (f"13_persistent_clusters: {fields_text(cl, SCHEDULE_DRAWS)}; {clusters} "
+                     f"resident clusters assumed; {'x'.join(map(str, SCHEDULE_PROBLEM))}, "
+                     "grouped and row after row: walks sha256 "
+                     + digest([launch_digest(cluster_launch(cl, *SCHEDULE_PROBLEM, clusters,
+                                                            group_rows=rows))
+                               for rows in (None, 1)])),
+        FIGURES[5]: (f"13_persistent_clusters: {fields_text(cl, MULTICAST_DRAWS)}; arrivals "
+                     f"{ {bar: cl['arrivals'][bar] for bar in ('full', 'empty')} }; expect_tx "
+                     f"{cl['expect_tx']}; multicast mask {cl['mask']}"),
+        FIGURES[6]: (f"13_persistent_clusters: {fields_text(cl, SPLIT_DRAWS)}; SmallTile "
+                     f"{fields_text({'k': cl['small']}, SPLIT_DRAWS)}; {clusters} resident "
+                     f"clusters of {H100_SMS} SMs assumed; shapes {SPLIT_SHAPES_13}: plans sha256 "
+                     + digest([launch_digest(cluster_launch(cl, *shape, clusters, split_k=on),
+                                             tiles=False)
+                               for shape in SPLIT_SHAPES_13 for on in (False, True)])),
     }
 
 
 FIGURES = (("11_tma", "tma.png"), ("11_tma", "mbarrier.png"),
-           ("12_warp_specialization", "roles.png"), ("12_warp_specialization", "pipeline.png"))
+           ("12_warp_specialization", "roles.png"), ("12_warp_specialization", "pipeline.png"),
+           ("13_persistent_clusters", "schedule.png"), ("13_persistent_clusters", "multicast.png"),
+           ("13_persistent_clusters", "split_k.png"))
 
 
 def out_of_date(root):
@@ -1447,19 +1722,411 @@ def draw_ws_pipeline(plt, kernel, out):
     save_png(plt, fig, out, "12_warp_specialization default SGEMM_TILE and switches")
 
 
+# ---- 13_persistent_clusters/figures/schedule.png ------------------------------------------------
+
+# The problem schedule.png draws, and the resident clusters every chapter 13 figure assumes: the
+# H100's 132 SMs in clusters of 2 (cudaOccupancyMaxActiveClusters reports 66 for the big tile;
+# --clusters draws another count).
+SCHEDULE_PROBLEM = (4096, 4096, 4096)
+RESIDENT_CLUSTERS = H100_SMS // 2
+# Rounds 0, 1, ...: Okabe-Ito (plot.py's palette), drawn half transparent so labels stay legible.
+ROUND_COLOURS = ["#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#F0E442", "#0072B2", "#D55E00",
+                 "#999999"]
+
+
+def mib(count_bytes):
+    return f"{count_bytes / 2 ** 20:g} MiB"
+
+
+def draw_schedule_panel(ax, launch, m, n, k_dim, title):
+    """C's tiles, each pair of a unit outlined and labelled with its cluster, coloured by round;
+    beside C, the tile rows of A and tile columns of B that round 0 reads."""
+    from matplotlib.patches import Rectangle
+    tile = launch["tile"]
+    bm, bn, cluster = tile["kBlockM"], tile["kBlockN"], tile["kCluster"]
+    tiles_m, tiles_n = ceil_div(m, bm), ceil_div(n, bn)
+    strip, gap = 0.045 * max(m, n), 0.015 * max(m, n)
+    rows, cols = round_reach(launch, n)
+    first = ROUND_COLOURS[0]
+    for r in range(tiles_m):  # A's tile rows, at the left
+        ax.add_patch(Rectangle((-gap - strip, r * bm), strip, bm, facecolor=first if r in rows
+                               else "white", alpha=0.8 if r in rows else 1, edgecolor=GREY,
+                               lw=0.5))
+    for c in range(tiles_n):  # B's tile columns, on top
+        ax.add_patch(Rectangle((c * bn, -gap - strip), bn, strip, facecolor=first
+                               if c in cols else "white", alpha=0.8 if c in cols else 1,
+                               edgecolor=GREY, lw=0.5))
+    ax.text(-gap - strip / 2, -gap - strip / 2, "B \u2192\nA \u2193", ha="center", va="center",
+            fontsize=7.5, color=GREY)
+    for _, c, r, tile_m, pair_n, _ in launch["walk"]:
+        x0, y0 = pair_n * cluster * bn, tile_m * bm
+        width = min(cluster * bn, n - x0)
+        ax.add_patch(Rectangle((x0, y0), width, bm, facecolor=ROUND_COLOURS[r % 8], alpha=0.5,
+                               edgecolor="none"))
+        for rank in range(1, cluster):  # the tiles of the pair's blocks
+            if rank * bn < width:
+                ax.plot([x0 + rank * bn] * 2, [y0, y0 + bm], color=GREY, lw=0.5, ls=":")
+        ax.add_patch(Rectangle((x0, y0), width, bm, facecolor="none", edgecolor="#1f2328",
+                               lw=2.0 if r == 0 else 0.9))
+        ax.text(x0 + width / 2, y0 + bm / 2, str(c), ha="center", va="center", fontsize=8,
+                fontweight="bold" if r == 0 else "normal")
+    ax.set_xlim(-gap - strip - 0.01 * n, n + 0.01 * n)
+    ax.set_ylim(m + 0.01 * m, -gap - strip - 0.01 * m)
+    ax.set_aspect("equal")
+    ax.set_xticks([c * bn for c in range(0, tiles_n + 1, 4)])
+    ax.set_yticks([r * bm for r in range(0, tiles_m + 1, 2)])
+    ax.tick_params(labelsize=7, top=True, labeltop=True, bottom=False, labelbottom=False)
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    read = launch["units"] and min(launch["launched"], launch["units"])
+    ax.set_title(f"{title}\nround 0: {read} clusters read {len(rows)} of {tiles_m} tile rows "
+                 f"of A ({mib(len(rows) * bm * k_dim * 4)}) and {len(cols)} of {tiles_n} tile "
+                 f"columns of B ({mib(len(cols) * k_dim * bn * 4)})", fontsize=9.5, loc="left")
+    return rows, cols
+
+
+def draw_schedule(plt, kernel, clusters, out):
+    """Which cluster computes which tile, when: the chapter's grouped order beside row after
+    row, for SCHEDULE_PROBLEM on `clusters` resident clusters."""
+    from matplotlib.patches import Patch
+    m, n, k_dim = SCHEDULE_PROBLEM
+    grouped = cluster_launch(kernel, m, n, k_dim, clusters)
+    rows_first = cluster_launch(kernel, m, n, k_dim, clusters, group_rows=1)
+    if grouped["splits"] > 1:
+        raise UsageError(f"--clusters {clusters}: {m} x {n} x {k_dim} would be cut into K "
+                         "slices; schedule.png draws one pass over K")
+    tile, fields = grouped["tile"], grouped["fields"]
+    bm, bn, cluster = tile["kBlockM"], tile["kBlockN"], tile["kCluster"]
+    group = fields["group_rows"]
+    fig, axes = plt.subplots(1, 2, figsize=(16, 10.2))
+    fig.subplots_adjust(left=0.03, right=0.99, top=0.8, bottom=0.15, wspace=0.08)
+    draw_schedule_panel(axes[0], grouped, m, n, k_dim,
+                        f"(1) The chapter's order (SGEMM_GROUP_ROWS {group}): groups of {group} "
+                        "tile rows, pair column after pair column")
+    draw_schedule_panel(axes[1], rows_first, m, n, k_dim,
+                        "(2) Row after row (SGEMM_GROUP_ROWS 1)")
+    units, launched, rounds = grouped["units"], grouped["launched"], grouped["rounds"]
+    handles = [Patch(facecolor=ROUND_COLOURS[r % 8], alpha=0.5, edgecolor="#1f2328",
+                     lw=2.0 if r == 0 else 0.9,
+                     label=f"round {r}: units {r * launched}-{min(units, (r + 1) * launched) - 1}")
+               for r in range(min(rounds, 8))]
+    fig.legend(handles=handles, loc="lower center", ncol=min(rounds, 8), fontsize=8.5,
+               frameon=False, bbox_to_anchor=(0.5, 0.105))
+    per_unit = bm * k_dim * 4 + cluster * k_dim * bn * 4
+    fig.suptitle(f"13_persistent_clusters: which cluster computes which tile, when. C = {m} x {n} "
+                 f"(K = {k_dim}) in {ceil_div(m, bm)} x {ceil_div(n, bn)} tiles of {bm} x {bn}; "
+                 f"a unit is {cluster} tiles side by side (one\ncluster: rank 0 left, rank 1 "
+                 f"right, dotted between them), {units} units on {launched} resident clusters "
+                 f"(assumed: {H100_SMS} SMs / {cluster}) in {rounds} rounds. Cluster c takes "
+                 f"units c, c + {launched}, ...:\nthe label is the cluster, the colour the "
+                 "round (the unit's place in its cluster's list)", fontsize=11.5, x=0.01,
+                 ha="left", fontweight="bold")
+    fig.text(0.01, 0.03, textwrap.fill(
+        "Beside each C, filled: the tile rows of A (left) and tile columns of B (top) that "
+        f"round 0's units read over the whole K. Each unit copies {mib(per_unit)} from L2 "
+        f"({bm} rows of A once for both blocks, by multicast, and {cluster} x {bn} columns of "
+        f"B), so round 0 copies {mib(per_unit * min(launched, units))}; the fewer distinct rows "
+        "and columns among them, the more of it the clusters running at once share in L2 "
+        "rather than fetch from DRAM. Round 0's units start together; later rounds drift "
+        "apart, each cluster taking its next unit when its last one is done. The order is "
+        "Schedule::unit's, run for every unit.", 200), fontsize=8.5, va="bottom")
+    save_png(plt, fig, out, f"13_persistent_clusters default SGEMM_TILE and switches, "
+             f"Schedule::unit, {clusters} resident clusters assumed")
+
+
+# ---- 13_persistent_clusters/figures/multicast.png -----------------------------------------------
+
+RANK_COLOURS = ("#0072B2", "#D55E00")  # rank 0, rank 1: who copies what, whose arrival
+
+
+def draw_multicast(plt, kernel, out):
+    """One stage of the ring in both blocks of a cluster: A's box in two shares, each copied by
+    one block's producer into both blocks; each block's own B boxes; the full mbarrier counting
+    the bytes, the empty one counting the consumer warps of both blocks."""
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+    k = kernel["k"]
+    bm, bn, bk, stages = k["kBlockM"], k["kBlockN"], k["kBlockK"], k["kStages"]
+    share_rows, boxes, box_n = k["kBoxRowsA"], k["kBoxesB"], k["kBoxN"]
+    cluster, consumers = k["kCluster"], k["kConsumers"]
+    warps = 4 * consumers
+    share = share_rows * bk * 4
+    box_bytes = k["kSizeBoxB"] * 4
+    stage_bytes, empty = k["kStageBytes"], kernel["arrivals"]["empty"]
+    fig = plt.figure(figsize=(16, 11.2))
+    ax = fig.add_axes([0.005, 0.1, 0.99, 0.8])
+    ax.set_xlim(0, 16)
+    ax.set_ylim(0, 10)
+    ax.axis("off")
+    # Where things sit (inches): the stage (A's shares, then B's boxes) spans x0 .. x0 + width
+    # in both blocks; L2 lies between the blocks, each share of A under/over the same part of
+    # both stages, each block's B boxes under/over the B part of its own.
+    x0, width = 4.4, 6.6
+    wa = width * share / stage_bytes
+    wb = width - cluster * wa
+    band = (4.45, 5.55)
+    stage_y = {0: (6.25, 6.85), 1: (3.15, 3.75)}
+    block_y = {0: (6.0, 9.9), 1: (0.1, 4.0)}
+    boxes_y = {0: (7.25, 9.3), 1: (0.7, 2.75)}
+    producer_x, full_w, empty_x = (0.35, 3.55), 3.3, 12.6
+
+    def box(x, y, w, h, title, body, face, edge="#1f2328", lw=1.0):
+        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.04", facecolor=face,
+                                    edgecolor=edge, lw=lw))
+        ax.text(x + 0.1, y + h - 0.1, title, ha="left", va="top", fontsize=8.5,
+                fontweight="bold")
+        ax.text(x + 0.1, y + h - 0.38, body, ha="left", va="top", fontsize=8, linespacing=1.3)
+
+    def arrow(start, end, colour, label=None, lw=1.6, offset=(0, 0)):
+        ax.annotate("", xy=end, xytext=start,
+                    arrowprops=dict(arrowstyle="-|>,head_length=0.5,head_width=0.25", lw=lw,
+                                    color=colour, shrinkA=1, shrinkB=1))
+        if label:
+            ax.text((start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1],
+                    label, ha="center", va="center", fontsize=7.5, style="italic",
+                    color=colour)
+
+    # L2: A's box in its shares, each block's B boxes.
+    ax.text(0.3, band[1] + 0.2, f"L2: one K tile (k0 .. k0 + {bk - 1}) of the unit",
+            fontsize=9, fontweight="bold", va="bottom")
+    ax.text(0.3, band[1] - 0.05, textwrap.fill(
+        f"A's box: {bm} rows x {bk}, which both blocks' tiles need, in {cluster} shares of "
+        f"{share_rows} rows. B: {boxes} boxes of {bk} x {box_n} ({box_bytes // 1024} KiB each) "
+        f"per block, its own {bn} columns, copied by its producer into its own stage only.",
+        50), fontsize=8, va="top", linespacing=1.3)
+    for rank in range(cluster):
+        x = x0 + rank * wa
+        ax.add_patch(Rectangle((x, band[0]), wa, band[1] - band[0], facecolor=RANK_COLOURS[rank],
+                               alpha=0.25, edgecolor=RANK_COLOURS[rank], lw=1.5))
+        ax.text(x + wa / 2, (band[0] + band[1]) / 2,
+                f"A rows {rank * share_rows}-{(rank + 1) * share_rows - 1}\n{share // 1024} KiB, "
+                f"copied by rank {rank}", ha="center", va="center", fontsize=8)
+        for dest in range(cluster):  # the multicast: one read, a copy into each block
+            up = dest == 0
+            arrow((x + wa / 2, band[1] if up else band[0]),
+                  (x + wa / 2, stage_y[dest][0] if up else stage_y[dest][1]), RANK_COLOURS[rank])
+    ax.text(0.3, 4.15, f"Arrows up and down from a share of A: one TMA multicast (mask "
+            f"{kernel['mask']:#b}),\nread from L2 once, written into both blocks' stage s",
+            ha="left", va="bottom", fontsize=7.5, style="italic")
+    bw = (wb - 0.1) / cluster
+    for rank in range(cluster):
+        x = x0 + cluster * wa + rank * (bw + 0.1)
+        for j in range(boxes):
+            ax.add_patch(Rectangle((x + j * bw / boxes, band[0] + 0.15), bw / boxes, 0.5,
+                                   facecolor="#E69F00", alpha=0.35, edgecolor="black", lw=0.6))
+        ax.text(x + bw / 2, band[0] + 0.8, f"rank {rank}'s B", ha="center", va="bottom",
+                fontsize=7.5)
+        up = rank == 0
+        arrow((x + bw / 2, band[1] if up else band[0] + 0.15),
+              (x + bw / 2, stage_y[rank][0] if up else stage_y[rank][1]), RANK_COLOURS[rank])
+
+    for rank in range(cluster):
+        colour, other = RANK_COLOURS[rank], 1 - rank
+        y0, y1 = block_y[rank]
+        ax.add_patch(FancyBboxPatch((0.15, y0), 15.7, y1 - y0, boxstyle="round,pad=0.02",
+                                    facecolor="none", edgecolor=colour, lw=2.2))
+        ax.text(0.3, y1 - 0.12 if rank == 0 else y0 + 0.12,
+                f"block rank {rank} (one SM): C's tile in tile row tile_m, tile column "
+                f"{cluster} pair_n + {rank} (columns ({cluster} pair_n + {rank}) x {bn} .. "
+                f"+ {bn - 1})", ha="left", va="top" if rank == 0 else "bottom", fontsize=9.5,
+                fontweight="bold", color=colour)
+        # The stage: A's shares (each coloured by its copier), then this block's B boxes.
+        sy0, sy1 = stage_y[rank]
+        for r in range(cluster):
+            ax.add_patch(Rectangle((x0 + r * wa, sy0), wa, sy1 - sy0, facecolor=RANK_COLOURS[r],
+                                   alpha=0.25, edgecolor="black"))
+            ax.text(x0 + r * wa + wa / 2, (sy0 + sy1) / 2, f"sA rows {r * share_rows}-"
+                    f"{(r + 1) * share_rows - 1}", ha="center", va="center", fontsize=7.5)
+        for j in range(boxes):
+            ax.add_patch(Rectangle((x0 + cluster * wa + j * wb / boxes, sy0), wb / boxes,
+                                   sy1 - sy0, facecolor="#E69F00", alpha=0.35,
+                                   edgecolor="black"))
+            ax.text(x0 + cluster * wa + (j + 0.5) * wb / boxes, (sy0 + sy1) / 2, f"B{j}",
+                    ha="center", va="center", fontsize=7.5)
+        ax.text(x0 - 0.1, (sy0 + sy1) / 2, f"stage s (of {stages}):\n{stage_bytes} B",
+                ha="right", va="center", fontsize=8)
+        by0, by1 = boxes_y[rank]
+        h, mid = by1 - by0, (by0 + by1) / 2
+        box(producer_x[0], by0, producer_x[1] - producer_x[0], h,
+            "producer (warpgroup 0, thread 0)",
+            f"per K tile, into stage s:\nwait empty[s] (after the first\n  pass round the ring)\n"
+            f"arrive.expect_tx(full[s], {stage_bytes})\nA rows {rank * share_rows}-"
+            f"{(rank + 1) * share_rows - 1}: multicast to\n  both blocks\n{boxes} B boxes: into "
+            "this block", "#dbeafe", colour, 1.5)
+        box(x0, by0, full_w, h, "full[s]",
+            f"1 arrival: this block's producer's\n+ {stage_bytes} B landing (complete_tx):\n"
+            + "".join(f"  {share} B  A rows {r * share_rows}-{(r + 1) * share_rows - 1} "
+                      f"(rank {r})\n" for r in range(cluster))
+            + f"  {boxes} x {box_bytes} B  its own B\n= {stage_bytes} B = kStageBytes",
+            "white", lw=1.6)
+        box(x0 + full_w + 0.2, by0, width - full_w - 0.2, h, "consumers",
+            f"warpgroups 1-{consumers}, {warps} warps:\nwait full[s] (this block's),\nwgmma on "
+            "the stage; then each\nwarp hands it back to both\nproducers: lane r arrives "
+            "on\nrank r's empty[s] (mapa +\nremote mbarrier.arrive)", "#d8f3e3")
+        box(empty_x, by0, 15.7 - empty_x, h, "empty[s]",
+            f"{empty} arrivals per phase:\n4 warps x {consumers} consumers x {cluster} blocks:\n"
+            f"{warps} from this block's warps,\n{warps} from rank {other}'s (remote).\nIts "
+            f"producer waits for all {empty}:\nits multicast writes into the\nother block's "
+            "stage s too", "white", lw=1.6)
+        arrow((producer_x[1] + 0.06, mid), (x0 - 0.06, mid), colour, "arrive.\nexpect_tx",
+              offset=(0, 0.3))
+        arrow((x0 + full_w / 2, sy1 if rank == 0 else sy0),
+              (x0 + full_w / 2, by0 if rank == 0 else by1), "#1f2328", "complete_tx",
+              offset=(0.6, 0))
+        arrow((x0 + width + 0.06, mid), (empty_x - 0.06, mid), colour, f"x {warps}",
+              offset=(0, 0.2))
+    # The other block's consumer warps arrive on this block's empty: remote arrivals.
+    for rank in range(cluster):
+        other = 1 - rank
+        arrow((x0 + width - 0.2, boxes_y[rank][0] if rank == 0 else boxes_y[rank][1]),
+              (empty_x + 1.2, boxes_y[other][1] if other == 1 else boxes_y[other][0]),
+              RANK_COLOURS[rank])
+    ax.text(empty_x + 1.45, (band[0] + band[1]) / 2, f"remote arrivals:\nx {warps} from each "
+            "block's\nconsumer warps on the\nother block's empty[s]", ha="left", va="center",
+            fontsize=7.5, style="italic")
+
+    fig.suptitle(f"13_persistent_clusters, SGEMM_TILE {kernel['tile']}: one stage of the ring "
+                 f"in the {cluster} blocks of a cluster. Their tiles lie side by side, so both "
+                 f"need the same {bm} rows of A:\neach block's producer copies a share of "
+                 f"{share_rows} rows into both blocks at once (TMA multicast), and its own B "
+                 "boxes into its own stage", fontsize=11.5, x=0.01, ha="left",
+                 fontweight="bold")
+    fig.text(0.01, 0.025, textwrap.fill(
+        f"Per K tile, a block's full[s] completes when its producer has arrived (arrive.expect_tx "
+        f"of kStageBytes = {stage_bytes}) and {stage_bytes} bytes have landed, {share} of them "
+        "copied by the other block. Its empty[s] completes when every consumer warp of the "
+        f"cluster has arrived ({empty}): the other block's producer writes into this stage "
+        "too, so a producer may refill stage s only once both blocks are done with it. L2 "
+        f"gives out A's box once per pair: {cluster} x {share} B per K tile instead of "
+        f"{cluster} x {cluster * share} B.", 210), fontsize=8.5, va="bottom")
+    save_png(plt, fig, out, "13_persistent_clusters default SGEMM_TILE and switches, "
+             "mbarrier_init counts, expect_tx bytes, multicast mask")
+
+
+# ---- 13_persistent_clusters/figures/split_k.png -------------------------------------------------
+
+# The small-C shapes split_k.png draws: (m, n, k).
+SPLIT_SHAPES_13 = ((1024, 1024, 65536), (16, 4096, 14336))
+
+
+def split_panel(ax, launch, m, n, k_dim, clusters, title, x_max):
+    """Clusters (rows) and their units over the work of one of their SMs (multiply-adds: a tile
+    times its slice's depth), coloured by K slice."""
+    tile = launch["tile"]
+    bm, bn = tile["kBlockM"], tile["kBlockN"]
+    k_slice, splits = launch["k_slice"], launch["splits"]
+    done = [0] * clusters
+    for _, c, _, _, _, slice_ in launch["walk"]:
+        depth = min(k_dim, (slice_ + 1) * k_slice) - slice_ * k_slice
+        work = bm * bn * depth / 1e6
+        ax.barh(c, work, left=done[c], height=0.8, color=ROUND_COLOURS[slice_ % 8], alpha=0.75,
+                edgecolor="white", lw=0.3)
+        done[c] += work
+    ax.set_xlim(0, x_max * 1.02)
+    ax.set_ylim(clusters - 0.5, -0.5)
+    ax.set_yticks(range(0, clusters, 10))
+    ax.tick_params(labelsize=7.5)
+    ax.set_ylabel(f"cluster (of {clusters})", fontsize=8.5)
+    ax.set_xlabel("multiply-adds per SM (millions): a tile of each unit x its K slice",
+                  fontsize=8.5)
+    f = launch["fields"]
+    ax.set_title(f"{title}: {bm} x {bn} tiles, "
+                 + (f"{splits} K slices of {k_slice}" if splits > 1 else "K not split")
+                 + f"\n{launch['units']} units = {f['tiles_m']} tile rows x {f['pairs_n']} pairs"
+                 f" x {splits} slice{'s' if splits > 1 else ''} on {launch['launched']} of "
+                 f"{clusters} clusters, {launch['rounds']} "
+                 f"round{'s' if launch['rounds'] > 1 else ''}; busiest SM {max(done):,.0f} M",
+                 fontsize=9, loc="left")
+    return max(done)
+
+
+def tile_costs(kernel, m, n, k_dim, clusters, split_k):
+    """[(tile, sgemm::plan_cost of its plan)] for the big and the small tile, as plan_tiles
+    weighs them (only when the big tiles do not fill the GPU)."""
+    out = []
+    for k in (kernel["k"], kernel["small"]):
+        spec = tile_spec(k, clusters)
+        tiles = tiles_of(m, n, spec)
+        split = (plan_split_k(tiles, spec["slots"], k_dim, spec["block_k"], spec["stages"])
+                 if split_k else (1, k_dim))
+        out.append((f"{spec['block_m']} x {spec['block_n']}",
+                    plan_cost(tiles, H100_SMS, spec["block_m"], spec["block_n"], split)))
+    return out
+
+
+def draw_split_k(plt, kernel, clusters, out):
+    """For each of SPLIT_SHAPES_13, the launch SGEMM_SPLIT_K 0 makes beside the default's: the
+    tile and K slices of sgemm::plan_tiles, the units over the clusters."""
+    from matplotlib.patches import Patch
+    fig, axes = plt.subplots(len(SPLIT_SHAPES_13), 2, figsize=(15, 5 * len(SPLIT_SHAPES_13) + 1.6))
+    fig.subplots_adjust(left=0.05, right=0.99, top=0.89, bottom=0.12, hspace=0.42, wspace=0.1)
+    most = 1
+    for row, (m, n, k_dim) in enumerate(SPLIT_SHAPES_13):
+        plain = cluster_launch(kernel, m, n, k_dim, clusters, split_k=False)
+        split = cluster_launch(kernel, m, n, k_dim, clusters)
+        most = max(most, split["splits"])
+        x_max = max(ceil_div(len(plain["walk"]), plain["launched"]) * plain["tile"]["kBlockM"]
+                    * plain["tile"]["kBlockN"] * plain["k_slice"], 1) / 1e6
+        for col, (launch, title) in enumerate(((plain, "SGEMM_SPLIT_K 0"),
+                                               (split, "default (SGEMM_SPLIT_K 1)"))):
+            ax = axes[row][col]
+            split_panel(ax, launch, m, n, k_dim, clusters, f"{m} x {n} x {k_dim}, {title}",
+                        x_max)
+            big_tiles = tiles_of(m, n, tile_spec(kernel["k"], clusters))
+            if big_tiles >= H100_SMS:
+                why = f"{big_tiles} big tiles fill the {H100_SMS} SMs: the big tile"
+            else:
+                (big, big_cost), (small, small_cost) = tile_costs(kernel, m, n, k_dim, clusters,
+                                                                  bool(col))
+                why = (f"plan_cost, multiply-adds on the busiest SM:\n{big}: "
+                       f"{big_cost / 1e6:,.0f} M, {small}: {small_cost / 1e6:,.0f} M\n-> "
+                       + (f"{small} (less work)" if launch["small"] else
+                          f"{big} (a tie keeps the big tile)" if big_cost == small_cost else
+                          f"{big} (less work)"))
+            ax.text(0.98, 0.05, why, transform=ax.transAxes, ha="right", va="bottom",
+                    fontsize=8.5, bbox=dict(facecolor="white", edgecolor=GREY, pad=4))
+    handles = [Patch(facecolor=ROUND_COLOURS[s % 8], alpha=0.75, label=f"K slice {s}")
+               for s in range(min(most, 8))]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8.5,
+               frameon=False, bbox_to_anchor=(0.5, 0.065))
+    fig.suptitle(f"13_persistent_clusters: C too small to fill the GPU. sgemm::plan_tiles "
+                 f"(common/split_k.h) picks the tile ({kernel['k']['kBlockM']} x "
+                 f"{kernel['k']['kBlockN']} or {kernel['small']['kBlockM']} x "
+                 f"{kernel['small']['kBlockN']}) and cuts K into slices,\neach slice of a pair "
+                 f"of tiles a unit of its own; {clusters} resident clusters of either tile "
+                 f"assumed ({H100_SMS} SMs, slots = {clusters} x {kernel['k']['kCluster']} "
+                 "blocks)", fontsize=11.5, x=0.01, ha="left", fontweight="bold")
+    fig.text(0.01, 0.02, textwrap.fill(
+        "Each row is a cluster, each bar one of its units (its two SMs compute a tile each), as "
+        "long as the multiply-adds of one SM: the measure of sgemm::plan_cost, which picks the "
+        "tile (a tie keeps the big one); not a time. Without slices the few units leave most "
+        "clusters idle for the whole run; with them every unit is shorter and more clusters "
+        "work. The slices' partial tiles are then added by the deterministic reduction "
+        "(reduce_split_k_slices), not drawn. Plans by a Python copy of common/split_k.h "
+        "(scripts/tensor_core_figures.py), Schedule::unit and the launcher's own expressions.",
+        200), fontsize=8.5, va="bottom")
+    save_png(plt, fig, out, f"13_persistent_clusters default SGEMM_TILE, SmallTile and switches, "
+             f"{clusters} resident clusters assumed")
+
+
 def main(argv):
     parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", help="write into OUT/<chapter>/ instead of <chapter>/figures/")
     parser.add_argument("--root", type=Path, default=REPO,
                         help="the tree whose chapter sources are read (default: this repository)")
+    parser.add_argument("--clusters", type=int, default=RESIDENT_CLUSTERS,
+                        help="clusters of 2 the GPU holds at once, for chapter 13's figures "
+                        f"(default {RESIDENT_CLUSTERS}: the H100's {H100_SMS} SMs; the "
+                        "committed figures use the default)")
     args = parser.parse_args(argv)
+    if args.clusters < 1:
+        parser.error("--clusters must be at least 1")
     plt = pyplot(SCRIPT)
     if plt is None:
         return EXIT_USAGE
     root = args.root
     try:
-        tma, ws = tma_kernel(root), ws_kernel(root)
-        signs = signatures(root)
+        tma, ws, cl = tma_kernel(root), ws_kernel(root), cluster_kernel(root)
+        signs = signatures(root, args.clusters)
         dirs = {}
         for chapter, _ in FIGURES:
             d = Path(args.out) / chapter if args.out else root / chapter / "figures"
@@ -1471,7 +2138,10 @@ def main(argv):
     jobs = {FIGURES[0]: lambda p: draw_tma(plt, tma, p),
             FIGURES[1]: lambda p: draw_mbarrier(plt, tma, p),
             FIGURES[2]: lambda p: draw_roles(plt, ws, p),
-            FIGURES[3]: lambda p: draw_ws_pipeline(plt, ws, p)}
+            FIGURES[3]: lambda p: draw_ws_pipeline(plt, ws, p),
+            FIGURES[4]: lambda p: draw_schedule(plt, cl, args.clusters, p),
+            FIGURES[5]: lambda p: draw_multicast(plt, cl, p),
+            FIGURES[6]: lambda p: draw_split_k(plt, cl, args.clusters, p)}
     for (chapter, name), draw in jobs.items():
         path = dirs[chapter] / name
         try:

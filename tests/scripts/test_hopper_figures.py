@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Host test of scripts/hopper_figures.py: it reads chapters 11's and 12's sources as their
+"""Host test of scripts/hopper_figures.py: it reads chapters 11's, 12's and 13's sources as their
 default builds compile them (the switch defaults, the struct's constant expressions, the main
 loop's operations, make_fragment_plan, the mbarrier counts, A rounded before the GEMM, 12's
-producer and hand-back), the fragment plan it draws reads every bank once per half-warp, the
-timelines play the kernels' orders out whatever the durations, every committed figure is in step
-with what it is drawn from, and a source it cannot read (or one of a design the figures do not
-draw) is one `error:` line and exit 2. Exit 77 (skipped) without matplotlib."""
+producer and hand-back, 13's multicast, SmallTile and Schedule::unit), the fragment plan it draws
+reads every bank once per half-warp, the timelines play the kernels' orders out whatever the
+durations, 13's unit order is the one its comment describes (a hand-worked case) and its launches
+cover every tile once, every committed figure is in step with what it is drawn from, and a source
+it cannot read (or one of a design the figures do not draw) is one `error:` line and exit 2. Exit
+77 (skipped) without matplotlib."""
 
 import re
 import shutil
@@ -24,8 +26,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import hopper_figures as hf  # noqa: E402
 from figures import stamped  # noqa: E402
 
-CHAPTERS = ("11_tma", "12_warp_specialization")
-SOURCES = (hf.TMA_SOURCE, hf.WS_SOURCE, hf.TMA_HEADER)
+CHAPTERS = ("11_tma", "12_warp_specialization", "13_persistent_clusters")
+SOURCES = (hf.TMA_SOURCE, hf.WS_SOURCE, hf.TMA_HEADER, hf.CLUSTER_SOURCE)
 
 
 def edit(path, pattern, replacement):
@@ -66,6 +68,8 @@ class ReaderTest(unittest.TestCase):
         self.assertEqual(hf.evaluate("5 ^ (3 & 6) | 8", {}), 15)
         self.assertEqual(hf.evaluate("kA == 472 && !(kB != 2) || 0", names), 1)
         self.assertEqual(hf.evaluate("kUnknown == 2 ? 1 : 7", {}, otherwise=0), 7)
+        self.assertEqual(hf.evaluate("(1u << T::kB) - 1", names), 3)  # 13's multicast mask
+        self.assertEqual(hf.evaluate("1 + 2 << 3 >> 1", {}), 12)  # shifts bind below +
         for bad in ("kUnknown + 1", "f(2)", "2 +", "(1"):
             with self.assertRaises(hf.Unknown, msg=bad):
                 hf.evaluate(bad, names)
@@ -118,6 +122,26 @@ class ReaderTest(unittest.TestCase):
         self.assertEqual(kernel["hand_back"], 1)
         self.assertTrue(kernel["split"])
 
+    def test_reads_chapter_13(self):
+        kernel = hf.cluster_kernel(REPO)
+        k, small = kernel["k"], kernel["small"]
+        self.assertTrue(all(isinstance(k[n], int) and k[n] > 0 for n in hf.CLUSTER_FIELDS), k)
+        self.assertEqual(k["kCluster"], 2)
+        self.assertEqual(k["kBoxRowsA"] * k["kCluster"], k["kBlockM"])
+        self.assertEqual({bar: kernel["arrivals"][bar] for bar in ("full", "empty")},
+                         {"full": 1, "empty": 4 * k["kConsumers"] * k["kCluster"]})
+        self.assertEqual(kernel["expect_tx"], k["kStageBytes"])
+        self.assertEqual(kernel["mask"], 0b11)  # both ranks
+        # SmallTile: the same struct, evaluated for its own template values.
+        self.assertEqual(small["kBlockM"], 128)
+        self.assertEqual(small["kBlockN"], 64 * small["kConsumers"])
+        self.assertEqual(small["kStageBytes"], (small["kBlockM"] + small["kBlockN"]) * 32 * 4)
+        self.assertEqual(small["kBoxRowsA"], small["kBlockM"] // 2)
+        param, var, statements = kernel["unit"]
+        self.assertEqual((param, var), ("u", "w"))
+        self.assertEqual(set(kernel["assign"]) & set(hf.SCHEDULE_FIELDS),
+                         set(hf.SCHEDULE_FIELDS))
+
     def test_a_source_it_cannot_read_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -164,6 +188,36 @@ class ReaderTest(unittest.TestCase):
              [(r"^(\s*)(sgemm::mbarrier_wait\(&full\[stage\].*)$",
                r"\1sgemm::mbarrier_wait(&ready[stage], 0);\n\1\2")],
              "the default build inits .* has .*wait ready"),
+        ]
+        cases += [
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel, [(r"^#define SGEMM_CLUSTER .*$",
+                                                     "#define SGEMM_CLUSTER 1")],
+             "clusters of 2 blocks sharing A's box by multicast"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel, [(r"^#define SGEMM_MULTICAST .*$",
+                                                     "#define SGEMM_MULTICAST 0")],
+             "clusters of 2 blocks sharing A's box by multicast"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel, [(r"^#define SGEMM_PERSISTENT .*$",
+                                                     "#define SGEMM_PERSISTENT 0")],
+             "persistent clusters"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(.*mbarrier_init\(&empty\[s\], 4 \* T::kConsumers)( \* T::kCluster\);)$",
+               r"\1);")], "arrivals"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(.*mbarrier_arrive_expect_tx\(&full\[stage\], )T::kStageBytes(\);)$",
+               r"\g<1>T::kStageBytes / 2\2")], "expecting kStageBytes"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(.*&full\[stage\], )\(1u << T::kCluster\) - 1(\);)$", r"\g<1>1\2")],
+             "multicast to every block"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(.*)mbarrier_arrive_cluster\(&empty\[stage\], lane\);$",
+               r"\1mbarrier_arrive_cluster(&empty[stage], 0);")],
+             "lane r arrives on rank r's empty"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(\s*const int unit_step = ).*$", r"\g<1>1;")],
+             "cluster c walking units c, c \\+ clusters"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(\s*)w\.pair_n = inside / rows;$", r"\1w.pair_n = helper(inside);")],
+             r"Schedule::unit: cannot run `w.pair_n = helper\(inside\)`"),
         ]
         for source, read, edits, message in cases:
             with self.subTest(message=message), tempfile.TemporaryDirectory() as tmp:
@@ -294,6 +348,100 @@ class ScheduleTest(unittest.TestCase):
             self.assertAlmostEqual(start, end)
 
 
+class UnitOrderTest(unittest.TestCase):
+    """Chapter 13's Schedule::unit (the source's statements, run) and hopper_figures'
+    grouped_unit (written from the comment's description) against a case worked by hand."""
+
+    # 5 tile rows, 3 pair columns, groups of 2 rows, 2 K slices. Slice 0: group 0 (rows 0-1)
+    # walks pair column 0 top to bottom, then 1, then 2; group 1 (rows 2-3) the same; group 2
+    # holds row 4 alone. Slice 1 repeats it from unit 15. (tile_m, pair_n) by unit:
+    HAND = [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2),
+            (2, 0), (3, 0), (2, 1), (3, 1), (2, 2), (3, 2),
+            (4, 0), (4, 1), (4, 2)]
+
+    def fields(self, tiles_m, pairs_n, group_rows, splits=1):
+        return {"tiles_m": tiles_m, "pairs_n": pairs_n, "splits": splits, "k_slice": 64,
+                "group_rows": group_rows}
+
+    def test_the_source_walks_the_hand_worked_order(self):
+        kernel = hf.cluster_kernel(REPO)
+        fields = self.fields(5, 3, 2, splits=2)
+        want = [(m, p, z) for z in (0, 1) for m, p in self.HAND]
+        source = [tuple(hf.schedule_unit(kernel, fields, u)[f] for f in hf.UNIT_FIELDS)
+                  for u in range(30)]
+        self.assertEqual(source, want)
+        self.assertEqual([hf.grouped_unit(5, 3, 2, u) for u in range(30)], want)
+
+    def test_the_source_matches_the_reference_everywhere(self):
+        kernel = hf.cluster_kernel(REPO)
+        for tiles_m, pairs_n, group_rows, splits in ((1, 1, 8, 1), (16, 16, 8, 1), (7, 5, 3, 2),
+                                                     (9, 2, 8, 3), (4, 6, 1, 1), (3, 1, 2, 4)):
+            fields = self.fields(tiles_m, pairs_n, group_rows, splits)
+            units = tiles_m * pairs_n * splits
+            walk = [tuple(hf.schedule_unit(kernel, fields, u)[f] for f in hf.UNIT_FIELDS)
+                    for u in range(units)]
+            self.assertEqual(walk, [hf.grouped_unit(tiles_m, pairs_n, group_rows, u)
+                                    for u in range(units)], fields)
+            # Every (tile row, pair, slice) exactly once.
+            self.assertEqual(sorted(walk), sorted((m, p, z) for z in range(splits)
+                                                  for m in range(tiles_m)
+                                                  for p in range(pairs_n)))
+            if group_rows == 1:  # row after row
+                self.assertEqual(walk[:pairs_n], [(0, p, 0) for p in range(pairs_n)])
+
+    def test_schedule_png_launch(self):
+        # 4096^3: 16 x 32 tiles of 256 x 128, 16 x 16 units, 66 clusters: 4 rounds. Round 0 is
+        # units 0-65: in groups of 8 rows, 8 whole pair columns and 2 units of the ninth (8 rows
+        # of A, 18 tile columns of B); row after row, 4 whole rows and 2 units of the fifth (5
+        # rows, all 32 columns).
+        kernel = hf.cluster_kernel(REPO)
+        self.assertEqual(kernel["k"]["kGroupRows"], 8)  # the case below is worked for 8
+        launch = hf.cluster_launch(kernel, 4096, 4096, 4096, 66)
+        self.assertEqual((launch["small"], launch["splits"], launch["units"], launch["launched"],
+                          launch["rounds"]), (False, 1, 256, 66, 4))
+        self.assertEqual([(u, c, r) for u, c, r, *_ in launch["walk"][64:68]],
+                         [(64, 64, 0), (65, 65, 0), (66, 0, 1), (67, 1, 1)])
+        self.assertEqual(launch["walk"][65][3:], (1, 8, 0))
+        rows, cols = hf.round_reach(launch, 4096)
+        self.assertEqual((rows, cols), (list(range(8)), list(range(18))))
+        rows, cols = hf.round_reach(hf.cluster_launch(kernel, 4096, 4096, 4096, 66,
+                                                      group_rows=1), 4096)
+        self.assertEqual((rows, cols), (list(range(5)), list(range(32))))
+
+    def test_split_k_png_plans(self):
+        # Worked from common/split_k.h with 132 SMs and 132 slots. 1024 x 1024 x 65536: 32 big
+        # tiles, floor(132 / 32) = 4 slices of 16384 cost 256 x 128 x 16384 on the busiest SM;
+        # 64 small tiles, 2 slices of 32768 cost 128 x 128 x 32768, the same: a tie keeps the big
+        # tile; 4 x 4 pairs x 4 slices = 64 units. 16 x 4096 x 14336: 32 tiles of either size,
+        # 4 slices of 3584; the small tile does half the work: 1 x 16 pairs x 4 = 64 units.
+        kernel = hf.cluster_kernel(REPO)
+        got = []
+        for shape in ((1024, 1024, 65536), (16, 4096, 14336)):
+            launch = hf.cluster_launch(kernel, *shape, 66)
+            got.append((launch["small"], launch["splits"], launch["k_slice"], launch["units"],
+                        launch["launched"], launch["rounds"]))
+        self.assertEqual(got, [(False, 4, 16384, 64, 64, 1), (True, 4, 3584, 64, 64, 1)])
+        plain = hf.cluster_launch(kernel, 1024, 1024, 65536, 66, split_k=False)
+        self.assertEqual((plain["small"], plain["splits"], plain["units"]), (True, 1, 32))
+
+    def test_launches_cover_every_tile_once(self):
+        kernel = hf.cluster_kernel(REPO)
+        for m, n, k_dim, clusters in ((4096, 4096, 4096, 66), (1000, 3000, 300, 7),
+                                      (16, 4096, 14336, 66), (300, 130, 5000, 66)):
+            launch = hf.cluster_launch(kernel, m, n, k_dim, clusters)
+            tile, cluster = launch["tile"], launch["tile"]["kCluster"]
+            covered = sorted((tile_m, pair_n * cluster + rank, z)
+                             for _, _, _, tile_m, pair_n, z in launch["walk"]
+                             for rank in range(cluster)
+                             if (pair_n * cluster + rank) * tile["kBlockN"] < n)
+            tiles_m, tiles_n = -(-m // tile["kBlockM"]), -(-n // tile["kBlockN"])
+            self.assertEqual(covered, sorted((r, c, z) for r in range(tiles_m)
+                                             for c in range(tiles_n)
+                                             for z in range(launch["splits"])))
+            for u, c, r, *_ in launch["walk"]:  # cluster c takes c, c + launched, ...
+                self.assertEqual(u, c + r * launch["launched"])
+
+
 class CommittedFiguresTest(unittest.TestCase):
     def test_committed_figures_match_their_sources(self):
         # Fails when a source, the header's swizzle, the schematic durations or the edge example
@@ -325,6 +473,33 @@ class CommittedFiguresTest(unittest.TestCase):
             self.assertEqual(stale(root), ["12_warp_specialization/figures/roles.png",
                                            "12_warp_specialization/figures/pipeline.png"])
             sources(root)
+            # 13: each figure goes stale with what it draws, and only then.
+            ch13 = "13_persistent_clusters/figures/"
+            edit(root / hf.CLUSTER_SOURCE, r"^#define SGEMM_GROUP_ROWS .*$",
+                 "#define SGEMM_GROUP_ROWS 4")
+            self.assertEqual(stale(root), [ch13 + "schedule.png"])
+            sources(root)
+            with_tile(root, hf.CLUSTER_SOURCE, "256, 2, 3")
+            self.assertEqual(stale(root), [ch13 + "multicast.png", ch13 + "split_k.png"])
+            sources(root)
+            edit(root / hf.CLUSTER_SOURCE, r"^using SmallTile = .*$",
+                 "using SmallTile = PersistentTile<128, 2, 5>;")
+            self.assertEqual(stale(root), [ch13 + "split_k.png"])
+            sources(root)
+            # The order itself: rows inside a group walked in reverse (split_k.png draws the
+            # clusters' units and slices, not where their tiles lie).
+            edit(root / hf.CLUSTER_SOURCE, r"^(\s*w\.tile_m = first_row \+ )inside % rows;$",
+                 r"\g<1>rows - 1 - inside % rows;")
+            self.assertEqual(stale(root), [ch13 + "schedule.png"])
+            sources(root)
+            # The slices in reverse: what split_k.png colours (schedule.png has one slice).
+            edit(root / hf.CLUSTER_SOURCE, r"^(\s*w\.slice = )u / per_slice;$",
+                 r"\g<1>splits - 1 - u / per_slice;")
+            self.assertEqual(stale(root), [ch13 + "split_k.png"])
+            sources(root)
+            self.assertEqual(stale(root), [])
+            with mock.patch.object(hf, "RESIDENT_CLUSTERS", 60):
+                self.assertEqual(stale(root), [ch13 + "schedule.png", ch13 + "split_k.png"])
             edit(root / hf.WS_SOURCE, r"^#define SGEMM_REGISTER_SPLIT .*$",
                  "#define SGEMM_REGISTER_SPLIT 0")
             self.assertEqual(stale(root), ["12_warp_specialization/figures/roles.png",
@@ -342,6 +517,19 @@ class CommittedFiguresTest(unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertEqual(stale(root), [])
             self.assertIn("kBlockM = 128", stamped(root / "11_tma" / "figures" / "tma.png"))
+
+    def test_clusters_option(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = draw("--out", tmp, "--clusters", "0")
+            self.assertEqual(proc.returncode, 2)
+            self.assertRegex(proc.stderr, r"^error: --clusters must be at least 1\n$")
+            # Another count draws (and stamps) what it assumes.
+            plt = hf.pyplot(hf.SCRIPT)
+            png = Path(tmp) / "schedule.png"
+            hf.draw_schedule(plt, hf.cluster_kernel(REPO), 60, png)
+            self.assertGreater(png.stat().st_size, 1000)
+            self.assertIn("60 resident clusters assumed",
+                          hf.signatures(REPO, 60)[("13_persistent_clusters", "schedule.png")])
 
     def test_draws_every_figure_the_readmes_embed(self):
         with tempfile.TemporaryDirectory() as tmp:
