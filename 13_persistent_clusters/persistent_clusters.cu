@@ -60,7 +60,8 @@
 #ifndef SGEMM_CLUSTER
 #define SGEMM_CLUSTER 2
 #endif
-// SGEMM_SPLIT_K 1: K slices and the small tile when the tiles cannot fill the GPU; 0: never.
+// SGEMM_MULTICAST 1: each block of a cluster copies its share of A into both; 0: each block
+// copies all of A into its own stage (the cluster without multicast).
 #ifndef SGEMM_MULTICAST
 #define SGEMM_MULTICAST 1
 #endif
@@ -69,6 +70,7 @@
 #ifndef SGEMM_ROUND_A
 #define SGEMM_ROUND_A 2
 #endif
+// SGEMM_SPLIT_K 1: K slices and the small tile when the tiles cannot fill the GPU; 0: never.
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1
 #endif
@@ -197,12 +199,23 @@ __device__ __forceinline__ FragmentPlan make_fragment_plan(int consumer, int war
   return plan;
 }
 
-// The K tiles of a unit's slice: [k_begin, k_begin + count * kBlockK), the last one cut by k.
+// Where a unit puts this block (rank in its cluster): its tile's first row and column of C, and
+// its slice's K tiles [k_begin, k_begin + k_tiles * kBlockK), the last one cut by k.
+struct UnitPlace {
+  int block_row, block_col, slice, k_begin, k_tiles;
+};
+
 template <class T>
-__device__ __forceinline__ int slice_tiles(const Schedule& s, int slice, int k, int* k_begin) {
-  *k_begin = slice * s.k_slice;
-  const int k_end = k - *k_begin < s.k_slice ? k : *k_begin + s.k_slice;
-  return ceil_div(k_end - *k_begin, T::kBlockK);
+__device__ __forceinline__ UnitPlace place_of(const Schedule& s, int u, uint32_t rank, int k) {
+  const Schedule::Unit w = s.unit(u);
+  UnitPlace place;
+  place.block_row = w.tile_m * T::kBlockM;
+  place.block_col = (w.pair_n * T::kCluster + static_cast<int>(rank)) * T::kBlockN;
+  place.slice = w.slice;
+  place.k_begin = w.slice * s.k_slice;
+  const int k_end = k - place.k_begin < s.k_slice ? k : place.k_begin + s.k_slice;
+  place.k_tiles = ceil_div(k_end - place.k_begin, T::kBlockK);
+  return place;
 }
 
 // gridDim.x blocks (a multiple of kCluster) walk the schedule's units: cluster c takes units c,
@@ -261,31 +274,27 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     if (tid == 0) {
       int it = 0;  // K tiles copied so far, over all units: stage it % kStages, use it / kStages
       for (int u = first_unit; u < units; u += unit_step) {
-        const Schedule::Unit w = schedule.unit(u);
-        const int block_row = w.tile_m * T::kBlockM;
-        const int block_col = (w.pair_n * T::kCluster + static_cast<int>(rank)) * T::kBlockN;
-        int k_begin = 0;
-        const int k_tiles = slice_tiles<T>(schedule, w.slice, k, &k_begin);
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const UnitPlace place = place_of<T>(schedule, u, rank, k);
+        for (int kt = 0; kt < place.k_tiles; ++kt, ++it) {
           const int stage = it % T::kStages;
           if (it >= T::kStages) {
             sgemm::mbarrier_wait(&empty[stage], (it / T::kStages - 1) % 2);
           }
           float* sA = smem + stage * T::kStageFloats;
-          const int k0 = k_begin + kt * T::kBlockK;
+          const int k0 = place.k_begin + kt * T::kBlockK;
           sgemm::mbarrier_arrive_expect_tx(&full[stage], T::kStageBytes);
           if constexpr (T::kCluster > 1 && SGEMM_MULTICAST) {
             // This block's share of A's rows, into the same place in both blocks.
             sgemm::tma_load_2d_multicast(sA + rank * T::kBoxRowsA * T::kBlockK, &map_a,
-                                         block_row + static_cast<int>(rank) * T::kBoxRowsA, k0,
-                                         &full[stage], (1u << T::kCluster) - 1);
+                                         place.block_row + static_cast<int>(rank) * T::kBoxRowsA,
+                                         k0, &full[stage], (1u << T::kCluster) - 1);
           } else {
-            sgemm::tma_load_2d(sA, &map_a, block_row, k0, &full[stage]);
+            sgemm::tma_load_2d(sA, &map_a, place.block_row, k0, &full[stage]);
           }
 #pragma unroll
           for (int j = 0; j < T::kBoxesB; ++j) {
             sgemm::tma_load_2d(sA + T::kSizeA + j * T::kSizeBoxB, &map_b, k0,
-                               block_col + j * T::kBoxN, &full[stage]);
+                               place.block_col + j * T::kBoxN, &full[stage]);
           }
         }
       }
@@ -295,8 +304,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       // their writes visible to wgmma (the async proxy) and hand the stage to the consumers.
       int it = 0;
       for (int u = first_unit; u < units; u += unit_step) {
-        int k_begin = 0;
-        const int k_tiles = slice_tiles<T>(schedule, schedule.unit(u).slice, k, &k_begin);
+        const int k_tiles = place_of<T>(schedule, u, rank, k).k_tiles;
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int stage = it % T::kStages;
           sgemm::mbarrier_wait(&full[stage], (it / T::kStages) % 2);
@@ -380,19 +388,15 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
     int it = 0;  // K tiles consumed so far, over all units (the producer's count)
     for (int u = first_unit; u < units; u += unit_step) {
-      const Schedule::Unit w = schedule.unit(u);
-      const int block_row = w.tile_m * T::kBlockM;
-      const int block_col = (w.pair_n * T::kCluster + static_cast<int>(rank)) * T::kBlockN;
-      int k_begin = 0;
-      const int k_tiles = slice_tiles<T>(schedule, w.slice, k, &k_begin);
+      const UnitPlace place = place_of<T>(schedule, u, rank, k);
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) {
 #pragma unroll
         for (int e = 0; e < 64; ++e) acc[i][e] = 0.0f;
       }
-      for (int kt = 0; kt < k_tiles; kt += 2) {
+      for (int kt = 0; kt < place.k_tiles; kt += 2) {
         step(it++, kt == 0, std::integral_constant<int, 0>{});
-        if (kt + 1 < k_tiles) step(it++, false, std::integral_constant<int, 1>{});
+        if (kt + 1 < place.k_tiles) step(it++, false, std::integral_constant<int, 1>{});
       }
       sgemm::wgmma_wait<0>();
       release((it - 1) % T::kStages);
@@ -401,15 +405,15 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
       // Epilogue, as in 12, into this unit's slice. Meanwhile the producer fills the ring with the
       // next unit's first K tiles.
-      float* const out = C + w.slice * c_slice;
-      const int col = block_col + frag_plan.col;
+      float* const out = C + place.slice * c_slice;
+      const int col = place.block_col + frag_plan.col;
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) {
 #pragma unroll
         for (int j = 0; j < T::kWgmmaN / 8; ++j) {
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const int row = block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
+            const int row = place.block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
             if (row >= m || col >= n) continue;
             float* c = out + static_cast<int64_t>(row) * n + col;
             const float v0 = alpha * acc[i][4 * j + e];
