@@ -87,7 +87,8 @@ using sgemm::ceil_div;
 // they round A in shared memory.
 constexpr int kRoundingWarps = 3;
 
-// A rounded to TF32 by a pass before the GEMM, as in 11 (unless the build does not round at all).
+// Whether A is rounded to TF32 at all (a build with SGEMM_ROUND_TF32=0 only prices the rounding);
+// whether by a pass before the GEMM, as in 11, or in shared memory is rounds_in_shared's choice.
 constexpr bool kRoundABefore = SGEMM_ROUND_TF32;
 
 template <int kBlockM_, int kConsumers_, int kStages_>
