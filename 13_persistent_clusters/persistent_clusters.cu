@@ -444,13 +444,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 using Kernel = void(CUtensorMap, CUtensorMap, int, int, int, Schedule, float, float, float*,
                     int64_t);
 
+// The kernels of tile T: [A rounded in shared memory][N even].
 template <class T>
-Kernel* kernel_for(const sgemm::Problem& p, bool round_in_shared) {
-  Kernel* const kernels[2][2] = {
-      {&sgemm_persistent<T, false, false>, &sgemm_persistent<T, true, false>},
-      {&sgemm_persistent<T, false, true>, &sgemm_persistent<T, true, true>}};
-  return kernels[round_in_shared][p.n % 2 == 0];
-}
+Kernel* const kKernels[2][2] = {
+    {&sgemm_persistent<T, false, false>, &sgemm_persistent<T, true, false>},
+    {&sgemm_persistent<T, false, true>, &sgemm_persistent<T, true, true>}};
 
 // Where A is rounded to TF32. A pass before the GEMM reads and writes A once more in DRAM
 // (2 x M x K x 4 bytes); the GEMM itself reads A once per column of tiles. Rounding in shared
@@ -470,24 +468,15 @@ bool rounds_in_shared(const sgemm::Problem& p) {
 template <class T>
 int resident_clusters() {
   static const int clusters = [] {
-    int most = 0;
-    for (Kernel* kernel : {&sgemm_persistent<T, false, false>, &sgemm_persistent<T, true, false>,
-                           &sgemm_persistent<T, false, true>, &sgemm_persistent<T, true, true>}) {
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+    for (const auto& kernels : kKernels<T>) {
+      for (Kernel* kernel : kernels) {
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+      }
     }
-    cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attribute;
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = T::kCluster;
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.gridDim = dim3(T::kCluster * sgemm::sm_count());
-    config.blockDim = dim3(T::kThreads);
-    config.dynamicSmemBytes = T::kSmemBytes;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&most, &sgemm_persistent<T, true, false>, &config) !=
-            cudaSuccess ||
+    const sgemm::ClusterLaunch launch(T::kCluster * sgemm::sm_count(), T::kThreads, T::kSmemBytes,
+                                      T::kCluster);
+    int most = 0;
+    if (cudaOccupancyMaxActiveClusters(&most, kKernels<T>[0][1], &launch.config) != cudaSuccess ||
         most < 1) {
       (void)cudaGetLastError();
       most = sgemm::sm_count() / T::kCluster;
@@ -546,21 +535,11 @@ void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const floa
       SGEMM_PERSISTENT && units > resident_clusters<T>() ? resident_clusters<T>() : units;
 
   const bool sliced = split.splits > 1;
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attributes[1];
-  attributes[0].id = cudaLaunchAttributeClusterDimension;
-  attributes[0].val.clusterDim.x = T::kCluster;
-  attributes[0].val.clusterDim.y = 1;
-  attributes[0].val.clusterDim.z = 1;
-  config.gridDim = dim3(clusters * T::kCluster);
-  config.blockDim = dim3(T::kThreads);
-  config.dynamicSmemBytes = T::kSmemBytes;
-  config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = 1;
-  cudaLaunchKernelEx(&config, kernel_for<T>(p, in_shared), map_a, map_b, p.m, p.n, p.k, schedule,
-                     sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta, sliced ? partial : C,
-                     sliced ? sgemm::split_k_slice_floats(p) : int64_t{0});
+  const sgemm::ClusterLaunch launch(clusters * T::kCluster, T::kThreads, T::kSmemBytes, T::kCluster,
+                                    stream);
+  cudaLaunchKernelEx(&launch.config, kKernels<T>[in_shared][p.n % 2 == 0], map_a, map_b, p.m, p.n,
+                     p.k, schedule, sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta,
+                     sliced ? partial : C, sliced ? sgemm::split_k_slice_floats(p) : int64_t{0});
   if (sliced) sgemm::reduce_split_k_slices(p, split.splits, partial, C, stream);
 }
 

@@ -12,6 +12,30 @@
 
 namespace sgemm {
 
+// The configuration of cudaLaunchKernelEx for `blocks` blocks of `threads` in clusters of
+// `cluster` blocks (a cluster launch has no <<< >>> form). `config.attrs` points into the object,
+// so it is built in place and not copied.
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute{};
+  cudaLaunchConfig_t config{};
+
+  ClusterLaunch(unsigned blocks, unsigned threads, size_t smem_bytes, unsigned cluster,
+                cudaStream_t stream = nullptr) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = cluster;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = smem_bytes;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 // This block's rank in its cluster: 0 .. cluster size - 1.
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t rank = 0;
