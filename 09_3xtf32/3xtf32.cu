@@ -188,23 +188,10 @@ __host__ __device__ constexpr int warp_column(int j, int x) {
   return 4 * p + j;
 }
 
-// x as two mma operands, big + small (README.md, "The split"): within 2^-23 |x| wherever
-// |x| >= 2^-114 ("The range"). big = sgemm::tf32_value(x): x rounded to the nearest TF32 number
-// with its 13 low bits cleared, so x - big is exact in FP32; it never overflows (the last 4096
-// floats below Inf are truncated instead of rounded up). small = x - big rounded for the tensor
-// core by adding half a TF32 unit to its bit pattern: nothing subtracts small, so its low bits may
-// stay as the add left them. sgemm::tf32_operand's guard against rounding up to Inf is dead
-// here (5 instructions per value instead of 6): for finite x, x - big is exact and at most
-// 2^-11 |x| <= 2^117, far below the exponent 0xFF; for x - big = +-0 (and zero-filled elements)
-// the add gives a pattern whose 19 high bits are +-0.
-struct Split {
-  uint32_t big;
-  uint32_t small;
-};
-__device__ __forceinline__ Split split_tf32(float x) {
-  const float big = sgemm::tf32_value(x);
-  return {__float_as_uint(big), __float_as_uint(x - big) + 0x1000u};
-}
+// x as two mma operands, big + small: sgemm::split_tf32 (common/tf32.h; README.md, "The split"
+// and "The range").
+using sgemm::split_tf32;
+using Split = sgemm::Tf32Split;
 
 // The tensor cores' partial sums `part` join the FP32 totals `acc` (an FP32 add, correctly
 // rounded, on the CUDA cores) and restart from zero.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The TF32 rounding of common/tf32.h and chapter 09's split built on it, on every finite float:
-// big = tf32_value(x) is finite (cvt.rna.tf32.f32 rounds the top 4096 floats to Inf), x - big is
-// exact in FP32, and big + small (small = tf32_operand(x - big) as the tensor core reads it: its 19
-// high bits) is x within 2^-23 |x| where x - big is 0 or a normal float (2^105 = 2^-23 2^128 for
+// The TF32 rounding of common/tf32.h and the split built on it (split_tf32, chapters 09 and 14), on
+// every finite float: big = tf32_value(x) is finite (cvt.rna.tf32.f32 rounds the top 4096 floats to
+// Inf), x - big is exact in FP32, and big + small (split_tf32's small as the tensor core reads it:
+// its 19 high bits) is x within 2^-23 |x| where x - big is 0 or a normal float (2^105 = 2^-23 2^128 for
 // the truncated top values), and within 2^-137 where x - big is subnormal (TF32 keeps subnormals
 // only to multiples of 2^-136): 09_3xtf32/README.md, "The range".
 #include <gtest/gtest.h>
@@ -24,8 +24,9 @@ TEST(Tf32Split, EveryFiniteFloat) {
     const float rest = x - big;
     const double exact = static_cast<double>(x) - static_cast<double>(big);
     if (static_cast<double>(rest) != exact) ++inexact;
-    const double small =
-        sgemm::tf32_float_of(sgemm::tf32_operand(rest) & 0xFFFFE000u);  // what the mma reads
+    const sgemm::Tf32Split split = sgemm::split_tf32(x);
+    if (split.big != sgemm::tf32_bits_of(big)) ++inexact;
+    const double small = sgemm::tf32_float_of(split.small & 0xFFFFE000u);  // what the mma reads
     const double err = std::fabs(exact - small);
     const bool subnormal = rest != 0.0f && std::fabs(rest) < 0x1p-126f;
     subnormal_rest += subnormal;
