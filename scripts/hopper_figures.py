@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Figures of chapters 11 (TMA), 12 (warp specialization) and 13 (persistent clusters), drawn from
-the chapters' own sources.
+"""Figures of chapters 11 (TMA), 12 (warp specialization), 13 (persistent clusters) and 14 (3xTF32
+on Hopper), drawn from the chapters' own sources.
 
 Each source is read as its default build compiles it: #if / #ifdef / #elif / #else resolved
 against the defaults of its SGEMM_ switches. What is read, never copied here: the default
@@ -19,6 +19,11 @@ full mbarrier's expect_tx bytes, the multicast's mask, the consumers' arrival on
 empty mbarrier, the walk of the units (cluster c takes c, c + clusters, ...), the launcher's
 `schedule.<field> = ...` expressions and the body of Schedule::unit, run for every unit; the tile
 and K slices are sgemm::plan_tiles' (common/split_k.h, its Python copy in tensor_core_figures.py).
+From 14: the struct evaluated for `using PairTile = <Struct><SGEMM_TILE, SGEMM_CLUSTER>;`,
+kSplittingWarps and the split mbarrier's arrivals, SGEMM_SPLIT_A's rule (kSplitWide,
+kSplitNarrow and split_narrow's bound on N), the full mbarrier's expect_tx for the pass and for
+the producer's split, the step lambda's wgmma (operands and scale-d, evaluated per k-step) and
+the promote condition of `after`, evaluated for every K tile.
 No GPU is needed; 13's figures assume the clusters the GPU holds at once (--clusters, default 66:
 the H100's 132 SMs in pairs).
 Every figure carries what it was drawn from (a PNG text chunk, as figures.py's figures do), so the
@@ -48,6 +53,10 @@ host test sees a committed figure that no longer matches its source (out_of_date
   13_persistent_clusters/figures/split_k.png
                                            two small-C shapes: the tile, K slices and units over
                                            the clusters, with and without split-K
+  14_3xtf32_hopper/figures/split.png       one stage [A big | A small | B's boxes] and who writes
+                                           each part (the pass, or TMA and the producer's idle
+                                           warps); one consumer warpgroup's K tiles: three wgmma
+                                           per k-step into the partial sums, commit, promotion
 
 Usage: python3 scripts/hopper_figures.py [--out DIR] [--root DIR] [--clusters N]
 Exit codes: 0 written, 2 bad usage (a source that cannot be read, matplotlib missing).
@@ -68,6 +77,7 @@ SCRIPT = "scripts/hopper_figures.py"
 TMA_SOURCE = Path("11_tma") / "tma.cu"
 WS_SOURCE = Path("12_warp_specialization") / "warp_specialization.cu"
 CLUSTER_SOURCE = Path("13_persistent_clusters") / "persistent_clusters.cu"
+SPLIT_SOURCE = Path("14_3xtf32_hopper") / "3xtf32_hopper.cu"
 TMA_HEADER = Path("common") / "tma.h"
 
 
@@ -109,7 +119,7 @@ def evaluate(expression, names, otherwise=None):
         number, name, op = match.groups()
         tokens.append(int(number) if number else name if name else op)
         pos = match.end()
-    at = [0]
+    at, skipped = [0], [0]
 
     def peek():
         return tokens[at[0]] if at[0] < len(tokens) else None
@@ -150,9 +160,13 @@ def evaluate(expression, names, otherwise=None):
         left = primary()
         while isinstance(peek(), str) and BINARY.get(peek(), 0) >= level:
             op = take()
+            # C++ does not evaluate what && and || short-circuit: no division by zero there.
+            skip = op in ("&&", "||") and bool(left) == (op == "||")
+            skipped[0] += skip
             right = binary(BINARY[op] + 1)
+            skipped[0] -= skip
             if op in ("/", "%"):
-                left = c_divide(left, right, op)
+                left = 0 if skipped[0] and right == 0 else c_divide(left, right, op)
             else:
                 left = {"||": lambda a, b: int(bool(a) or bool(b)),
                         "&&": lambda a, b: int(bool(a) and bool(b)),
@@ -274,25 +288,58 @@ def struct_constants(struct, params, values, macros, source, label):
     return k
 
 
-def read_kernel(source, required, rounded_before=True):
+def alias_struct(text, source, defines, user):
+    """Like figures.tile_struct, for an alias whose template arguments are SGEMM_TILE and more:
+    `using <user> = <Struct><SGEMM_TILE, SGEMM_CLUSTER>;` (14's PairTile). Each argument is a
+    number or an integer macro, SGEMM_TILE its list. Returns (parameter names, the struct's match,
+    the values)."""
+    alias = re.search(r"\busing\s+" + user + r"\s*=\s*(\w+)\s*<([^;<>]*)>\s*;", text)
+    if not alias or not re.search(r"\bSGEMM_TILE\b", alias.group(2)):
+        raise UsageError(f"{source}: no `using {user} = <Struct><SGEMM_TILE, ...>;` says what "
+                         "the SGEMM_TILE values are")
+    values = []
+    for arg in alias.group(2).split(","):
+        arg = defines.get(arg.strip(), arg.strip())
+        try:
+            values += [int(v) for v in arg.split(",")]
+        except ValueError:
+            raise UsageError(f"{source}: {user}'s template argument {arg} is not a list of "
+                             "integers") from None
+    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(alias.group(1)) +
+                       r"\s*\{(.*?)\n\};", text, flags=re.S)
+    if not struct:
+        raise UsageError(f"{source}: template struct {alias.group(1)} not found")
+    names = [p.split()[-1] for p in struct.group(1).split(",")]
+    if len(names) != len(values):
+        raise UsageError(f"{source}: {user} gives {len(values)} values but {alias.group(1)} "
+                         f"has {len(names)} template parameters")
+    return names, struct, values
+
+
+def read_kernel(source, required, rounded_before=True, user="MainTile"):
     """What a Hopper chapter's figures draw from its source, as a default build compiles it:
     {"tile": the SGEMM_TILE text, "k": {name: value} of the struct's constants, the other
     constexprs (int or bool) and the integer macros (the SGEMM_ switch defaults), "macros": the
     integer macros alone, "struct": the tile struct's match and "params" its template
     parameters, "arrivals": {mbarrier: arrivals per phase}, "barrier_ops": the mbarrier
     operations, "wgmma": (m, n, k), "plan": make_fragment_plan's (parameters, statements),
-    "text": the compiled code}. Raises UsageError (one line) when a value in `required` cannot be
+    "text": the compiled code}; the struct is the one `using MainTile = <Struct><SGEMM_TILE>;`
+    names, or with another `user`, `using <user> = <Struct><SGEMM_TILE, ...>;` (alias_struct).
+    Raises UsageError (one line) when a value in `required` cannot be
     found, a static_assert of the struct fails for the default tile, or, with `rounded_before`,
     the launcher does not round A before the GEMM (what 11's and 12's figures draw)."""
     text, defines = preprocess(source)
     tile = defines.get("SGEMM_TILE")
     if tile is None:
         raise UsageError(f"{source}: no `#define SGEMM_TILE` default")
-    try:
-        values = [int(v) for v in tile.split(",")]
-    except ValueError:
-        raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: {tile}") from None
-    params, struct = tile_struct(text, source, values, user="MainTile")
+    if user == "MainTile":
+        try:
+            values = [int(v) for v in tile.split(",")]
+        except ValueError:
+            raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: {tile}") from None
+        params, struct = tile_struct(text, source, values, user="MainTile")
+    else:
+        params, struct, values = alias_struct(text, source, defines, user)
     macros = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
     k = struct_constants(struct, params, values, macros, source, f"SGEMM_TILE {tile}")
     outside = text[:struct.start()] + text[struct.end():]
@@ -804,6 +851,97 @@ def header_modes(root):
     return swizzle.group(1), fill.group(1)
 
 
+# ---- chapter 14: 3xTF32 on the persistent clusters ---------------------------------------------
+
+SPLIT_FIELDS = ("kBlockM", "kConsumers", "kBlockN", "kBlockK", "kStages", "kKSteps", "kRowBlocks",
+                "kCluster", "kBoxRowsA", "kBoxN", "kBoxesB", "kSizeA", "kSizeBoxB", "kStageBytes",
+                "kPromoteTiles")
+SPLIT_OPS = [("arrive", "empty"), ("arrive", "split"), ("arrive_expect_tx", "full"),
+             ("wait", "empty"), ("wait", "full"), ("wait", "split")]
+WGMMA_CALL = re.compile(r"\bwgmma_m\d+n\d+k\d+_tf32\s*\(\s*\w+\s*\[[^\]]*\]\s*,\s*(\w+)"
+                        r"\s*\[[^\]]*\](?:\s*\[[^\]]*\])*\s*,\s*(desc_\w+)\s*\+\s*\w+\s*"
+                        r"(?:,\s*([^;]+?))?\)\s*;")
+
+
+def split_kernel(root):
+    """Chapter 14 as its default build compiles it (read_kernel on `using PairTile =
+    SplitTile<SGEMM_TILE, SGEMM_CLUSTER>;`), checked to be what split.png draws: SGEMM_SPLIT_A's
+    rule (the pass where C has several columns of tiles, the producer's idle warps where N <=
+    the bound of split_narrow); full, split (one arrival per splitting warp) and empty
+    mbarriers. Adds "splitting" (kSplittingWarps), "narrow" (split_narrow's bound on N),
+    "expect_tx" ({where: the full mbarrier's bytes}, the source's expression evaluated for each
+    kSplit), "products" (the step lambda's wgmma in order: (register operand, shared-memory
+    part, scale-d expression or None)) and "promote" (after's condition, the K tiles of a unit
+    on which it promotes: a function of kt and k_tiles)."""
+    kernel = read_kernel(root / SPLIT_SOURCE, SPLIT_FIELDS, rounded_before=False,
+                         user="PairTile")
+    k, source, text = kernel["k"], kernel["source"], kernel["text"]
+    enum = re.search(r"\benum\s+SplitWhere\s*\{([^}]*)\}", text)
+    where = {n: int(v)
+             for n, v in re.findall(r"(\w+)\s*=\s*(\d+)", enum.group(1) if enum else "")}
+    k.update(where)
+    for name in ("kSplitWide", "kSplitNarrow"):
+        found = re.search(r"\bconstexpr\s+int\s+" + name + r"\s*=\s*([^;]+);", text)
+        try:
+            k[name] = evaluate(found.group(1), k) if found else None
+        except Unknown:
+            k[name] = None
+    if (where.get("kSplitPass") is None or k["kSplitWide"] != where["kSplitPass"]
+            or k["kSplitNarrow"] != where.get("kSplitProducer")):
+        raise UsageError(f"{source}: the figure draws SGEMM_SPLIT_A 3's rule (kSplitWide = "
+                         "kSplitPass, kSplitNarrow = kSplitProducer); the default build has "
+                         f"kSplitWide = {k['kSplitWide']}, kSplitNarrow = {k['kSplitNarrow']}")
+    check_ops(kernel, SPLIT_OPS)
+    if "kSplittingWarps" not in k:
+        raise UsageError(f"{source}: cannot find constexpr int kSplittingWarps")
+    want = {"full": 1, "split": k["kSplittingWarps"],
+            "empty": 4 * k["kConsumers"] * k["kCluster"]}
+    if kernel["arrivals"] != want:
+        raise UsageError(f"{source}: the figure draws mbarrier arrivals {want} (the producer's "
+                         "thread 0; one per splitting warp; one per consumer warp of each block "
+                         f"of the cluster), the source inits {kernel['arrivals']}")
+    kernel["splitting"] = k["kSplittingWarps"]
+    narrow = re.search(r"\bbool\s+split_narrow\s*\([^)]*\)\s*\{\s*return\s+p\.n\s*<=\s*"
+                       r"(?:PairTile::)?(\w+)\s*;\s*\}", text)
+    if not narrow or narrow.group(1) not in k:
+        raise UsageError(f"{source}: the figure draws split_narrow as `return p.n <= "
+                         "PairTile::<constant>;`")
+    kernel["narrow"] = k[narrow.group(1)]
+    expect = call_args(text, r"(?:sgemm::)?mbarrier_arrive_expect_tx", source, r"&\s*full\s*\[")
+    kernel["expect_tx"] = {}
+    for label, mode in (("pass", "kSplitPass"), ("producer", "kSplitProducer")):
+        try:
+            kernel["expect_tx"][label] = evaluate(expect[1], dict(k, kSplit=k[mode]))
+        except Unknown as error:
+            raise UsageError(f"{source}: cannot evaluate the expect_tx bytes ({error})") from None
+    step, _ = lambda_body(kernel, "step")
+    kernel["products"] = [(reg, part, scale.strip() if scale else None)
+                          for reg, part, scale in WGMMA_CALL.findall(step)]
+    parts = {("small", "desc_big"), ("big", "desc_small"), ("big", "desc_big")}
+    if (len(kernel["products"]) != 3 or {p[:2] for p in kernel["products"]} != parts
+            or not re.search(r"\bwgmma_commit\s*\(", step)):
+        raise UsageError(f"{source}: the figure draws three wgmma per k-step (small, big B^T x "
+                         "big, small A: desc_big, desc_small) and one commit per K tile; the "
+                         f"step lambda has {kernel['products']}")
+    after, _ = lambda_body(kernel, "after")
+    promote = re.search(r"\bconst\s+bool\s+promote\s*=\s*([^;]+);", after)
+    waits = re.findall(r"\bwgmma_wait\s*<\s*(\d+)\s*>", after)
+    if not promote or waits != ["0", "1"]:
+        raise UsageError(f"{source}: the figure draws `after` as `const bool promote = ...;` "
+                         "then wgmma_wait<0>() (promotion) or wgmma_wait<1>()")
+    condition = promote.group(1).replace("place.k_tiles", "k_tiles")
+
+    def promotes(kt, k_tiles):
+        try:
+            return bool(evaluate(condition, dict(k, kt=kt, k_tiles=k_tiles)))
+        except Unknown as error:
+            raise UsageError(f"{source}: cannot evaluate after's promote ({error})") from None
+
+    promotes(0, 1)  # runs, or one line says why
+    kernel["promote"] = promotes
+    return kernel
+
+
 # ---- what each figure is drawn from ----------------------------------------------------------
 
 def digest(data):
@@ -835,6 +973,7 @@ def signatures(root, clusters=None):
     chapter 13's with `clusters` resident clusters (default RESIDENT_CLUSTERS)."""
     clusters = clusters or RESIDENT_CLUSTERS
     tma, ws, cl = tma_kernel(root), ws_kernel(root), cluster_kernel(root)
+    sp = split_kernel(root)
     modes = header_modes(root)
     plans = [fragment_plan(tma, wg, w, lane // 4, lane % 4)
              for wg in range(tma["k"]["kWarpgroups"]) for w in range(4) for lane in range(32)]
@@ -868,13 +1007,19 @@ def signatures(root, clusters=None):
                      + digest([launch_digest(cluster_launch(cl, *shape, clusters, split_k=on),
                                              tiles=False)
                                for shape in SPLIT_SHAPES_13 for on in (False, True)])),
+        FIGURES[7]: (f"14_3xtf32_hopper: {fields_text(sp, SPLIT_FIELDS)}; kSplittingWarps "
+                     f"{sp['splitting']}; arrivals {sp['arrivals']}; expect_tx "
+                     f"{sp['expect_tx']}; split by the producer where N <= {sp['narrow']}; "
+                     f"wgmma {sp['products']}; timeline of {split_tiles(sp)} K tiles sha256 "
+                     + digest([split_schedule(sp, split_tiles(sp)),
+                               sorted(SPLIT_DURATIONS.items())])),
     }
 
 
 FIGURES = (("11_tma", "tma.png"), ("11_tma", "mbarrier.png"),
            ("12_warp_specialization", "roles.png"), ("12_warp_specialization", "pipeline.png"),
            ("13_persistent_clusters", "schedule.png"), ("13_persistent_clusters", "multicast.png"),
-           ("13_persistent_clusters", "split_k.png"))
+           ("13_persistent_clusters", "split_k.png"), ("14_3xtf32_hopper", "split.png"))
 
 
 def out_of_date(root):
@@ -2108,6 +2253,248 @@ def draw_split_k(plt, kernel, clusters, out):
              f"{clusters} resident clusters assumed")
 
 
+# ---- 14_3xtf32_hopper/figures/split.png --------------------------------------------------------
+
+# Durations of split.png's timeline, in arbitrary units: schematic, chosen to be legible, not
+# measured (README.md measures promotion's cost). Only the order and the waits are the kernel's.
+SPLIT_DURATIONS = {
+    "ready": 0.5,      # the wait on full (the pass) or split (the producer's warps)
+    "fragments": 1.2,  # B^T's fragments loaded and split into big and small
+    "issue": 0.1,      # one wgmma issued
+    "commit": 0.15,    # wgmma.commit_group
+    "wgmma": 0.45,     # one wgmma on the tensor cores
+    "add": 1.6,        # promotion: 64 FP32 adds per row block
+}
+PRODUCT_COLOURS = {("small", "desc_big"): "#56B4E9", ("big", "desc_small"): "#009E73",
+                   ("big", "desc_big"): "#0072B2"}
+PRODUCT_NAMES = {("small", "desc_big"): "small B^T x big A", ("big", "desc_small"):
+                 "big B^T x small A", ("big", "desc_big"): "big B^T x big A"}
+
+
+def split_tiles(kernel):
+    """The K tiles split.png's timeline draws: two promotions' worth, at least 3."""
+    return max(3, 2 * kernel["k"]["kPromoteTiles"])
+
+
+def split_schedule(kernel, tiles, d=None):
+    """One consumer warpgroup over a unit of `tiles` K tiles, played out as the kernel orders it:
+    per K tile the wait, B^T's fragments, kKSteps x kRowBlocks x the step lambda's wgmma (the
+    source's scale-d expression evaluated for each), commit; then after's promote (evaluated
+    for each kt): wgmma_wait<0> and the FP32 add, or wgmma_wait<1>. {"warpgroup": [(kind, x0,
+    x1, kt)], "tensor": [(product, x0, x1, kt, scale_d)], "promoted": [kt], "end": x}."""
+    d = dict(SPLIT_DURATIONS, **(d or {}))
+    k = kernel["k"]
+    wg, tensor, promoted = [], [], []
+    t = tc_free = 0.0
+    fresh, previous_end = True, None
+    for kt in range(tiles):
+        for kind in ("ready", "fragments"):
+            wg.append((kind, t, t + d[kind], kt))
+            t += d[kind]
+        for s in range(k["kKSteps"]):
+            for _ in range(k["kRowBlocks"]):
+                for reg, part, scale in kernel["products"]:
+                    wg.append(("issue", t, t + d["issue"], kt))
+                    t += d["issue"]
+                    try:
+                        scale_d = evaluate(scale, dict(k, fresh=int(fresh), s=s)) if scale else 1
+                    except Unknown as error:
+                        raise UsageError(f"{kernel['source']}: cannot evaluate scale-d "
+                                         f"({error})") from None
+                    start = max(t, tc_free)
+                    tc_free = start + d["wgmma"]
+                    tensor.append(((reg, part), start, tc_free, kt, scale_d))
+        wg.append(("commit", t, t + d["commit"], kt))
+        t += d["commit"]
+        if kernel["promote"](kt, tiles):
+            end = max(t, tc_free)
+            wg.append(("wait0", t, end, kt))
+            wg.append(("add", end, end + d["add"], kt))
+            t = end + d["add"]
+            promoted.append(kt)
+            fresh, previous_end = True, None
+        else:
+            end = max(t, previous_end) if previous_end is not None else t
+            if end > t:
+                wg.append(("wait1", t, end, kt))
+            t = end
+            fresh, previous_end = False, tc_free
+    return {"warpgroup": wg, "tensor": tensor, "promoted": promoted, "end": max(t, tc_free)}
+
+
+def draw_split(plt, kernel, out):
+    """Left: one stage of the ring [A big | A small | B's boxes] and who writes each part, by the
+    pass (N > the bound) or the producer's idle warps (N <= it). Right: one consumer warpgroup's
+    K tiles: three wgmma per k-step into the partial sums, commit, promotion."""
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+    k = kernel["k"]
+    bm, bn, bk, stages = k["kBlockM"], k["kBlockN"], k["kBlockK"], k["kStages"]
+    boxes, box_n, share_rows, cluster = k["kBoxesB"], k["kBoxN"], k["kBoxRowsA"], k["kCluster"]
+    part_bytes, box_bytes, stage_bytes = k["kSizeA"] * 4, k["kSizeBoxB"] * 4, k["kStageBytes"]
+    narrow, warps, expect = kernel["narrow"], kernel["splitting"], kernel["expect_tx"]
+
+    def kib(count_bytes):
+        return f"{count_bytes / 1024:g} KiB"
+
+    fig = plt.figure(figsize=(17, 8.4))
+    fig.suptitle(f"Chapter 14: 3xTF32 on the persistent clusters: one stage of the ring and "
+                 f"one consumer warpgroup's K tiles (BM x BN x BK = {bm} x {bn} x {bk})",
+                 fontsize=12, x=0.01, ha="left")
+    ax = fig.add_axes([0.005, 0.08, 0.45, 0.84])
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 12)
+    ax.axis("off")
+    x0, width = 0.4, 9.2
+    scale = width / stage_bytes
+    xa, xs, xb = x0, x0 + part_bytes * scale, x0 + 2 * part_bytes * scale
+    faces = {"big": "#cfe8ff", "small": "#d8f3e3", "raw": "#fff1c2", "B": LIGHT}
+
+    def stage(y, big_face, big_label):
+        h = 0.8
+        cells = [(xa, part_bytes, big_face, big_label),
+                 (xs, part_bytes, faces["small"], f"A small\n{bm} x {bk}, {kib(part_bytes)}")]
+        cells += [(xb + j * box_bytes * scale, box_bytes, faces["B"], f"B box {j}\n{bk} x {box_n}")
+                  for j in range(boxes)]
+        for x, size, face, label in cells:
+            ax.add_patch(Rectangle((x, y), size * scale, h, facecolor=face, edgecolor="#1f2328",
+                                   lw=1.0))
+            ax.text(x + size * scale / 2, y + h / 2, label, ha="center", va="center",
+                    fontsize=7.5, linespacing=1.2)
+        for offset in (0, part_bytes, 2 * part_bytes, stage_bytes):
+            ax.text(x0 + offset * scale, y - 0.08, kib(offset) if offset else "0", ha="center",
+                    va="top", fontsize=7, color=GREY)
+        return y, y + h
+
+    def arrow(start, end, colour, label=None, offset=(0.0, 0.0)):
+        ax.annotate("", xy=end, xytext=start,
+                    arrowprops=dict(arrowstyle="-|>,head_length=0.5,head_width=0.25", lw=1.5,
+                                    color=colour, shrinkA=1, shrinkB=1))
+        if label:
+            ax.text((start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1],
+                    label, ha="left", va="center", fontsize=7.5, style="italic", color=colour)
+
+    def source(x, y, w, text):
+        ax.add_patch(FancyBboxPatch((x, y), w, 0.55, boxstyle="round,pad=0.03", facecolor="white",
+                                    edgecolor=GREY, lw=0.8))
+        ax.text(x + w / 2, y + 0.27, text, ha="center", va="center", fontsize=7.5)
+
+    copy = "#0072B2"
+    ax.text(0.1, 11.85, f"One stage of the ring ({stages} stages of {kib(stage_bytes)}, "
+            "kStageBytes):\nA's big part, A's small part (the same swizzled layout), B's boxes",
+            fontsize=9, fontweight="bold", va="top", linespacing=1.3)
+    share = (f"each A part in {cluster} shares of {share_rows} rows, one per block of the pair, "
+             "multicast into both" if share_rows * cluster == bm and cluster > 1 else "")
+    # The pass: TMA brings both parts.
+    ax.text(0.1, 10.85, f"N > {narrow}: the pass (split_to_tma_rows) wrote A's two parts before "
+            "the GEMM", fontsize=8.5, fontweight="bold", va="top")
+    low, high = stage(8.1, faces["big"], f"A big\n{bm} x {bk}, {kib(part_bytes)}")
+    top = 9.75
+    source(xa + 0.1, top, xs - xa - 0.2, "global: A big")
+    source(xs + 0.1, top, xb - xs - 0.2, "global: A small")
+    source(xb + 0.1, top, x0 + width - xb - 0.2, "global: B")
+    for x in ((xa + xs) / 2, (xs + xb) / 2, (xb + x0 + width) / 2):
+        arrow((x, top), (x, high), copy)
+    ax.text((xa + xs) / 2 + 0.08, (top + high) / 2, "TMA", fontsize=7.5, style="italic",
+            color=copy, va="center")
+    ax.text(0.1, low - 0.45, textwrap.fill(
+        f"The full mbarrier expects {expect['pass']} bytes (the whole stage) from thread 0's one "
+        f"arrival; the consumers wait on full. {share.capitalize()}.", 95), fontsize=7.8,
+        va="top", linespacing=1.3)
+    # The producer's idle warps: TMA brings raw A into the big part, the warps split it there.
+    ax.text(0.1, 5.9, f"N <= {narrow}: the producer's {warps} idle warps split A in shared memory",
+            fontsize=8.5, fontweight="bold", va="top")
+    low, high = stage(2.9, faces["raw"], f"raw A -> A big\n{bm} x {bk}, {kib(part_bytes)}")
+    top = 4.55
+    source(xa + 0.1, top, xs - xa - 0.2, "global: A (raw)")
+    source(xb + 0.1, top, x0 + width - xb - 0.2, "global: B")
+    arrow(((xa + xs) / 2, top), ((xa + xs) / 2, high), copy)
+    arrow(((xb + x0 + width) / 2, top), ((xb + x0 + width) / 2, high), copy)
+    ax.text((xa + xs) / 2 + 0.08, (top + high) / 2, "TMA", fontsize=7.5, style="italic",
+            color=copy, va="center")
+    split_colour = "#D55E00"
+    ax.add_patch(FancyBboxPatch((xa + 0.1, 0.75), xs - xa + 1.2, 1.05, boxstyle="round,pad=0.03",
+                                facecolor="#fde2d4", edgecolor=split_colour, lw=1.2))
+    ax.text(xa + 0.2, 1.72, textwrap.fill(
+        f"producer warps 1-{warps} (kSplittingWarps = {warps}): split_stage_a, "
+        f"fence.proxy.async, lane 0 of each arrives on split ({kernel['arrivals']['split']} "
+        "arrivals); the consumers wait on split", 52), fontsize=7.5, va="top", linespacing=1.25)
+    arrow((xa + 0.6, 1.8), (xa + 0.6, low), split_colour)
+    ax.text(xa + 0.7, 2.35, "big over raw A", fontsize=7.5, style="italic", color=split_colour,
+            va="center")
+    arrow((xs + 0.8, 1.8), (xs + 0.8, low), split_colour)
+    ax.text(xs + 0.9, 2.35, "small beside it", fontsize=7.5, style="italic", color=split_colour,
+            va="center")
+    ax.text(xb + 0.2, 1.72, textwrap.fill(
+        f"The full mbarrier expects {expect['producer']} bytes: no small part comes by TMA.",
+        40), fontsize=7.5, va="top", linespacing=1.25)
+
+    # Right: the timeline of one consumer warpgroup.
+    tiles = split_tiles(kernel)
+    plan = split_schedule(kernel, tiles)
+    tl_ax = fig.add_axes([0.5, 0.4, 0.485, 0.46])
+    timeline = Timeline(fig, tl_ax, 0, plan["end"] * 1.01, fontsize=7)
+    tl_ax.set_ylim(2.1, -0.6)
+    tl_ax.set_yticks([0.5, 1.5])
+    tl_ax.set_yticklabels(["consumer\nwarpgroup", "tensor cores\n(its wgmma)"], fontsize=8.5)
+    tl_ax.set_xticks([])
+    for spine in ("top", "right"):
+        tl_ax.spines[spine].set_visible(False)
+    tl_ax.set_title(f"One consumer warpgroup over a unit of {tiles} K tiles: per K tile "
+                    f"{k['kKSteps']} k-steps x {len(kernel['products'])} wgmma"
+                    + (f" x {k['kRowBlocks']} row blocks" if k["kRowBlocks"] > 1 else "")
+                    + " into the partial sums;\npromotion every "
+                    + (f"{k['kPromoteTiles']} K tiles" if k["kPromoteTiles"] != 1 else "K tile")
+                    + f" (kPromoteTiles = {k['kPromoteTiles']}) and at the unit's end",
+                    fontsize=9, loc="left")
+    styles = {"ready": (PHASE_COLOURS["wait"], ("wait full/split", "wait", "")),
+              "fragments": (PHASE_COLOURS["fragments"], ("B^T: load, split", "B^T", "")),
+              "issue": (PHASE_COLOURS["wgmma_issue"], ("",)),
+              "commit": ("#1f2328", ("",)),
+              "wait0": (PHASE_COLOURS["wgmma_wait"], ("wait<0>", "")),
+              "wait1": ("#f4a3a8", ("wait<1>", "")),
+              "add": ("#E69F00", ("acc += part (FP32)", "acc += part", "+", ""))}
+    for kind, x0_, x1_, _ in plan["warpgroup"]:
+        face, labels = styles[kind]
+        timeline.bar(0, x0_, x1_, labels, facecolor=face, edgecolor="none")
+    for product, x0_, x1_, kt, scale_d in plan["tensor"]:
+        timeline.bar(1, x0_, x1_, ("d=0", "") if not scale_d else ("",),
+                     facecolor=PRODUCT_COLOURS[product], edgecolor="white", lw=0.5,
+                     hatch="//" if not scale_d else None)
+    for kt in range(tiles):
+        xs_ = [x for _, x, _, t in plan["warpgroup"] if t == kt]
+        tl_ax.text(min(xs_), -0.15, f"K tile {kt} (stage {kt % stages})", fontsize=7.5,
+                   va="bottom", color=GREY)
+        tl_ax.axvline(min(xs_), color=GREY, lw=0.5, ls=":")
+    legend = fig.add_axes([0.5, 0.13, 0.485, 0.2])
+    legend.axis("off")
+    legend.set_xlim(0, 10)
+    legend.set_ylim(0, 5)
+    entries = [(PRODUCT_COLOURS[p[:2]], None, f"wgmma: {PRODUCT_NAMES[p[:2]]}")
+               for p in kernel["products"]]
+    entries += [(PHASE_COLOURS["wait"], None, "wait on full (the pass) or split (the producer)"),
+                (PRODUCT_COLOURS[kernel["products"][0][:2]], "//",
+                 "scale-d = 0: starts the partial sums afresh"),
+                (PHASE_COLOURS["wgmma_issue"], None, "issue one wgmma (B^T from registers, A "
+                 "from shared memory)"), ("#1f2328", None, "wgmma.commit_group"),
+                (PHASE_COLOURS["wgmma_wait"], None, "wgmma_wait<0>: every wgmma done"),
+                ("#f4a3a8", None, "wgmma_wait<1>: the previous K tile's done"),
+                ("#E69F00", None, "promotion: the partial sums join the FP32 totals")]
+    for i, (face, hatch, text) in enumerate(entries):
+        x, y = (0.1 if i < 6 else 5.1), 4.6 - (i % 6) * 0.85
+        legend.add_patch(Rectangle((x, y - 0.3), 0.35, 0.6, facecolor=face, hatch=hatch,
+                                   edgecolor="white"))
+        legend.text(x + 0.5, y, text, fontsize=7.5, va="center")
+    fig.text(0.5, 0.03, textwrap.fill(
+        "Bar lengths are schematic, not measured; the order and the waits are the kernel's: the "
+        "step lambda's three wgmma per k-step (the small products first; the first one's "
+        f"scale-d is `{kernel['products'][0][2]}`), one commit per K tile, then after(): on a "
+        "promoting K tile wgmma_wait<0> and the FP32 add (the tensor cores idle meanwhile), else "
+        "wgmma_wait<1> and the previous K tile's stage handed back. After a promotion the next "
+        "wgmma starts the partial sums with scale-d = 0 instead of zeroing 64 registers.", 125),
+        fontsize=8, va="bottom")
+    save_png(plt, fig, out, "14_3xtf32_hopper default SGEMM_TILE and switches (PairTile)")
+
+
 def main(argv):
     parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", help="write into OUT/<chapter>/ instead of <chapter>/figures/")
@@ -2126,6 +2513,7 @@ def main(argv):
     root = args.root
     try:
         tma, ws, cl = tma_kernel(root), ws_kernel(root), cluster_kernel(root)
+        sp = split_kernel(root)
         signs = signatures(root, args.clusters)
         dirs = {}
         for chapter, _ in FIGURES:
@@ -2141,7 +2529,8 @@ def main(argv):
             FIGURES[3]: lambda p: draw_ws_pipeline(plt, ws, p),
             FIGURES[4]: lambda p: draw_schedule(plt, cl, args.clusters, p),
             FIGURES[5]: lambda p: draw_multicast(plt, cl, p),
-            FIGURES[6]: lambda p: draw_split_k(plt, cl, args.clusters, p)}
+            FIGURES[6]: lambda p: draw_split_k(plt, cl, args.clusters, p),
+            FIGURES[7]: lambda p: draw_split(plt, sp, p)}
     for (chapter, name), draw in jobs.items():
         path = dirs[chapter] / name
         try:

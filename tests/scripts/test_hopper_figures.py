@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Host test of scripts/hopper_figures.py: it reads chapters 11's, 12's and 13's sources as their
-default builds compile them (the switch defaults, the struct's constant expressions, the main
+"""Host test of scripts/hopper_figures.py: it reads chapters 11's, 12's, 13's and 14's sources as
+their default builds compile them (the switch defaults, the struct's constant expressions, the main
 loop's operations, make_fragment_plan, the mbarrier counts, A rounded before the GEMM, 12's
-producer and hand-back, 13's multicast, SmallTile and Schedule::unit), the fragment plan it draws
+producer and hand-back, 13's multicast, SmallTile and Schedule::unit, 14's PairTile, split rule,
+wgmma and promotion), 14's timeline promotes and restarts the partial sums where the kernel does,
+the fragment plan it draws
 reads every bank once per half-warp, the timelines play the kernels' orders out whatever the
 durations, 13's unit order is the one its comment describes (a hand-worked case) and its launches
 cover every tile once, every committed figure is in step with what it is drawn from, and a source
@@ -26,8 +28,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import hopper_figures as hf  # noqa: E402
 from figures import stamped  # noqa: E402
 
-CHAPTERS = ("11_tma", "12_warp_specialization", "13_persistent_clusters")
-SOURCES = (hf.TMA_SOURCE, hf.WS_SOURCE, hf.TMA_HEADER, hf.CLUSTER_SOURCE)
+CHAPTERS = ("11_tma", "12_warp_specialization", "13_persistent_clusters", "14_3xtf32_hopper")
+SOURCES = (hf.TMA_SOURCE, hf.WS_SOURCE, hf.TMA_HEADER, hf.CLUSTER_SOURCE, hf.SPLIT_SOURCE)
 
 
 def edit(path, pattern, replacement):
@@ -70,7 +72,10 @@ class ReaderTest(unittest.TestCase):
         self.assertEqual(hf.evaluate("kUnknown == 2 ? 1 : 7", {}, otherwise=0), 7)
         self.assertEqual(hf.evaluate("(1u << T::kB) - 1", names), 3)  # 13's multicast mask
         self.assertEqual(hf.evaluate("1 + 2 << 3 >> 1", {}), 12)  # shifts bind below +
-        for bad in ("kUnknown + 1", "f(2)", "2 +", "(1"):
+        # && and || short-circuit as in C++ (14's promote with kPromoteTiles = 0).
+        self.assertEqual(hf.evaluate("(kZ > 0 && 1 % kZ == 0) || 0", {"kZ": 0}), 0)
+        self.assertEqual(hf.evaluate("1 || 1 / 0", {}), 1)
+        for bad in ("kUnknown + 1", "f(2)", "2 +", "(1", "1 && 1 / 0"):
             with self.assertRaises(hf.Unknown, msg=bad):
                 hf.evaluate(bad, names)
 
@@ -141,6 +146,26 @@ class ReaderTest(unittest.TestCase):
         self.assertEqual((param, var), ("u", "w"))
         self.assertEqual(set(kernel["assign"]) & set(hf.SCHEDULE_FIELDS),
                          set(hf.SCHEDULE_FIELDS))
+
+    def test_reads_chapter_14(self):
+        kernel = hf.split_kernel(REPO)
+        k = kernel["k"]
+        self.assertTrue(all(isinstance(k[n], int) and k[n] > 0 for n in hf.SPLIT_FIELDS), k)
+        # PairTile = SplitTile<SGEMM_TILE, SGEMM_CLUSTER>: the tile's values, then the cluster.
+        self.assertEqual((k["kBlockM"], k["kConsumers"], k["kStages"], k["kCluster"]),
+                         (128, 2, 4, 2))
+        self.assertEqual(k["kStageBytes"], (2 * k["kBlockM"] + k["kBlockN"]) * k["kBlockK"] * 4)
+        self.assertEqual(k["kPromoteTiles"], k["SGEMM_PROMOTE"] // k["kKSteps"])
+        self.assertEqual(kernel["splitting"], 3)
+        self.assertEqual(kernel["arrivals"], {"full": 1, "split": 3,
+                                              "empty": 4 * k["kConsumers"] * k["kCluster"]})
+        self.assertEqual(kernel["narrow"], k["kBlockN"])
+        self.assertEqual(kernel["expect_tx"], {"pass": k["kStageBytes"],
+                                               "producer": k["kStageBytes"] - k["kSizeA"] * 4})
+        self.assertEqual([p[:2] for p in kernel["products"]],
+                         [("small", "desc_big"), ("big", "desc_small"), ("big", "desc_big")])
+        # after's condition: every kPromoteTiles K tiles, and the unit's last.
+        self.assertEqual([kernel["promote"](kt, 3) for kt in range(3)], [True] * 3)
 
     def test_a_source_it_cannot_read_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -218,6 +243,24 @@ class ReaderTest(unittest.TestCase):
             (hf.CLUSTER_SOURCE, hf.cluster_kernel,
              [(r"^(\s*)w\.pair_n = inside / rows;$", r"\1w.pair_n = helper(inside);")],
              r"Schedule::unit: cannot run `w.pair_n = helper\(inside\)`"),
+        ]
+        cases += [
+            (hf.SPLIT_SOURCE, hf.split_kernel, [(r"^#define SGEMM_SPLIT_A .*$",
+                                                 "#define SGEMM_SPLIT_A 0")],
+             "SGEMM_SPLIT_A 3's rule"),
+            (hf.SPLIT_SOURCE, hf.split_kernel,
+             [(r"^(.*mbarrier_init\(&split\[s\], )kSplittingWarps(\);)$", r"\g<1>1\2")],
+             "arrivals"),
+            (hf.SPLIT_SOURCE, hf.split_kernel,
+             [(r"^(\s*)sgemm::wgmma_m64n128k8_tf32\(part\[i\], big\[P\]\[s\], desc_small "
+               r"\+ offset\);$", "")],
+             "three wgmma per k-step"),
+            (hf.SPLIT_SOURCE, hf.split_kernel,
+             [(r"^(\s*)sgemm::wgmma_wait<1>\(\);$", r"\1sgemm::wgmma_wait<0>();")],
+             "wgmma_wait<0>\(\) \(promotion\) or wgmma_wait<1>"),
+            (hf.SPLIT_SOURCE, hf.split_kernel, [(r"^using PairTile = .*$",
+                                                 "using PairTile = SplitTile<SGEMM_TILE>;")],
+             "PairTile gives 3 values"),
         ]
         for source, read, edits, message in cases:
             with self.subTest(message=message), tempfile.TemporaryDirectory() as tmp:
@@ -346,6 +389,38 @@ class ScheduleTest(unittest.TestCase):
         ordered = sorted(plan["groups"].values())
         for (_, end), (start, _) in list(zip(ordered, ordered[1:]))[8:]:
             self.assertAlmostEqual(start, end)
+
+
+class PromotionTest(unittest.TestCase):
+    def check(self, kernel, tiles):
+        k = kernel["k"]
+        plan = hf.split_schedule(kernel, tiles)
+        every = k["kPromoteTiles"]
+        want = [kt for kt in range(tiles) if (every and (kt + 1) % every == 0) or kt + 1 == tiles]
+        self.assertEqual(plan["promoted"], want)
+        per_tile = k["kKSteps"] * k["kRowBlocks"] * 3
+        self.assertEqual(len(plan["tensor"]), tiles * per_tile)
+        # scale-d = 0 on the first wgmma of the unit and of each K tile after a promotion alone.
+        fresh = [i // per_tile for i, (*_, scale_d) in enumerate(plan["tensor"]) if not scale_d]
+        self.assertEqual(fresh, [0] + [kt + 1 for kt in want if kt + 1 < tiles])
+        for kt in want:  # the add starts once every wgmma issued so far is done
+            wait = next(x1 for kind, _, x1, t in plan["warpgroup"] if kind == "wait0" and t == kt)
+            done = max(x1 for _, _, x1, t, _ in plan["tensor"] if t <= kt)
+            self.assertGreaterEqual(wait, done)
+        ordered = sorted((x0, x1) for _, x0, x1, *_ in plan["tensor"])
+        for (_, end), (start, _) in zip(ordered, ordered[1:]):
+            self.assertGreaterEqual(start, end - 1e-9)
+
+    def test_promotes_where_the_kernel_does(self):
+        self.check(hf.split_kernel(REPO), 3)
+        for promote in (8, 12, 0):  # every 2 or 3 K tiles; 0: at the unit's end only
+            with self.subTest(promote=promote), tempfile.TemporaryDirectory() as tmp:
+                sources(tmp)
+                edit(Path(tmp) / hf.SPLIT_SOURCE, r"^#define SGEMM_PROMOTE .*$",
+                     f"#define SGEMM_PROMOTE {promote}")
+                kernel = hf.split_kernel(Path(tmp))
+                self.assertEqual(kernel["k"]["kPromoteTiles"], promote // 4)
+                self.check(kernel, 7)
 
 
 class UnitOrderTest(unittest.TestCase):
@@ -497,6 +572,16 @@ class CommittedFiguresTest(unittest.TestCase):
                  r"\g<1>splits - 1 - u / per_slice;")
             self.assertEqual(stale(root), [ch13 + "split_k.png"])
             sources(root)
+            # 14: the tile, the promotion and the timeline's durations.
+            ch14 = ["14_3xtf32_hopper/figures/split.png"]
+            with_tile(root, hf.SPLIT_SOURCE, "128, 2, 3")
+            self.assertEqual(stale(root), ch14)
+            sources(root)
+            edit(root / hf.SPLIT_SOURCE, r"^#define SGEMM_PROMOTE .*$", "#define SGEMM_PROMOTE 8")
+            self.assertEqual(stale(root), ch14)
+            sources(root)
+            with mock.patch.dict(hf.SPLIT_DURATIONS, {"add": 9.0}):
+                self.assertEqual(stale(root), ch14)
             self.assertEqual(stale(root), [])
             with mock.patch.object(hf, "RESIDENT_CLUSTERS", 60):
                 self.assertEqual(stale(root), [ch13 + "schedule.png", ch13 + "split_k.png"])
