@@ -74,6 +74,10 @@
 #ifndef SGEMM_NARROW
 #define SGEMM_NARROW 1
 #endif
+// SGEMM_SHORT_ROWS 1: a 64-row tile where C has at most 64 rows (the launcher's short_rows).
+#ifndef SGEMM_SHORT_ROWS
+#define SGEMM_SHORT_ROWS 1
+#endif
 
 namespace {
 
@@ -97,12 +101,13 @@ struct SplitTile {
   static constexpr int kBlockN = kWgmmaM * kConsumers;  // columns of C per tile
   static constexpr int kBlockK = 32;        // depth of one K tile: a 128-byte row of floats
   static constexpr int kStages = kStages_;  // the ring
-  static constexpr int kWgmmaN = 128;       // ... rows of C ...
-  static constexpr int kWgmmaK = 8;         // ... and k per instruction
+  static constexpr int kWgmmaN = kBlockM < 128 ? kBlockM : 128;  // ... rows of C (64 or 128) ...
+  static constexpr int kWgmmaK = 8;                              // ... and k per instruction
   static constexpr int kRowBlocks = kBlockM / kWgmmaN;
+  static constexpr int kAccumulators = kWgmmaN / 2;  // per thread and row block
   static constexpr int kKSteps = kBlockK / kWgmmaK;
   static constexpr int kThreads = 128 * (1 + kConsumers);  // the producer, then the consumers
-  static constexpr int kCluster = kCluster_;  // blocks sharing A
+  static constexpr int kCluster = kCluster_;               // blocks sharing A
   static constexpr int kGroupRows = SGEMM_GROUP_ROWS;
   // K tiles between promotions; 0: once per unit (its end).
   static constexpr int kPromoteTiles = SGEMM_PROMOTE / kKSteps;
@@ -145,6 +150,11 @@ struct SplitTile {
 // blocks (the launcher's paired).
 using PairTile = SplitTile<SGEMM_TILE, SGEMM_CLUSTER>;
 using SoloTile = SplitTile<SGEMM_TILE, 1>;
+// Where C has at most 64 rows (a decode step: M = tokens), the 128-row tile multiplies at least as
+// many rows of zeros as of A; a 64-row tile (wgmma's N = 64) halves them. Its stage is 32 KB, so
+// six fit (the launcher's short_rows).
+using ShortPairTile = SplitTile<64, 2, 6, SGEMM_CLUSTER>;
+using ShortSoloTile = SplitTile<64, 2, 6, 1>;
 
 // The work of one launch, as in chapter 13: units numbered slice by slice, by groups of
 // group_rows tile rows, column after column inside a group.
@@ -336,8 +346,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const int g = lane / 4;
     const int t = lane % 4;
     const FragmentPlan frag_plan = make_fragment_plan<T>(consumer, warp, g, t);
-    float acc[T::kRowBlocks][64];   // the FP32 totals
-    float part[T::kRowBlocks][64];  // the tensor cores' partial sums since the last promotion
+    float acc[T::kRowBlocks][T::kAccumulators];   // the FP32 totals
+    float part[T::kRowBlocks][T::kAccumulators];  // the tensor cores' partial sums since the last
+                                                  // promotion
     uint32_t big[2][T::kKSteps][4], small[2][T::kKSteps][4];  // B^T's fragments, split
 
     auto release = [&](int stage) {
@@ -405,9 +416,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           const uint64_t offset =
               (i * T::kWgmmaN * T::kBlockK + T::kWgmmaK * s) * sizeof(float) / 16;
           // The small products first: they are the smallest terms of the partial sums.
-          sgemm::wgmma_m64n128k8_tf32(part[i], small[P][s], desc_big + offset, !(fresh && s == 0));
-          sgemm::wgmma_m64n128k8_tf32(part[i], big[P][s], desc_small + offset);
-          sgemm::wgmma_m64n128k8_tf32(part[i], big[P][s], desc_big + offset);
+          sgemm::wgmma_tf32<T::kWgmmaN>(part[i], small[P][s], desc_big + offset,
+                                        !(fresh && s == 0));
+          sgemm::wgmma_tf32<T::kWgmmaN>(part[i], big[P][s], desc_small + offset);
+          sgemm::wgmma_tf32<T::kWgmmaN>(part[i], big[P][s], desc_big + offset);
         }
       }
       sgemm::wgmma_commit();
@@ -428,13 +440,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) {
 #pragma unroll
-        for (int e = 0; e < 64; ++e) acc[i][e] = 0.0f;
+        for (int e = 0; e < T::kAccumulators; ++e) acc[i][e] = 0.0f;
       }
       bool fresh = true;
       int held = -1;  // the stage whose wgmma may still run
       auto after = [&](int stage, int kt) {
-        const bool promote = (T::kPromoteTiles > 0 && (kt + 1) % T::kPromoteTiles == 0) ||
-                             kt + 1 == place.k_tiles;
+        const bool promote =
+            (T::kPromoteTiles > 0 && (kt + 1) % T::kPromoteTiles == 0) || kt + 1 == place.k_tiles;
         if (promote) {
           // Promotion: every wgmma of this warpgroup done, both stages go back, and the partial
           // sums join the totals in FP32; the next wgmma starts them afresh.
@@ -446,7 +458,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           for (int i = 0; i < T::kRowBlocks; ++i) {
             sgemm::pin(part[i]);
 #pragma unroll
-            for (int e = 0; e < 64; ++e) acc[i][e] += part[i][e];
+            for (int e = 0; e < T::kAccumulators; ++e) acc[i][e] += part[i][e];
           }
           fresh = true;
         } else {
@@ -560,8 +572,8 @@ int resident_clusters() {
   return clusters;
 }
 
-// Pairs (PairTile) where C has two or more columns of tiles; unpaired blocks (SoloTile) where it has
-// one.
+// Pairs (PairTile) where C has two or more columns of tiles; unpaired blocks (SoloTile) where it
+// has one.
 bool paired(const sgemm::Problem& p) {
   return PairTile::kCluster > 1 && (!SGEMM_NARROW || p.n > PairTile::kBlockN);
 }
@@ -581,8 +593,18 @@ sgemm::TilePlan plan_for(const sgemm::Problem& p) {
   return sgemm::plan_tiles(p, spec, spec, sgemm::sm_count(), SGEMM_SPLIT_K != 0);
 }
 
+// The 64-row tile where C has at most 64 rows (SGEMM_SHORT_ROWS 1).
+bool short_rows(const sgemm::Problem& p) { return SGEMM_SHORT_ROWS && p.m <= 64; }
+
+// Calls f(T{}) for the tile type the launcher picks for p.
+template <class F>
+auto with_tile(const sgemm::Problem& p, F f) {
+  if (short_rows(p)) return paired(p) ? f(ShortPairTile{}) : f(ShortSoloTile{});
+  return paired(p) ? f(PairTile{}) : f(SoloTile{});
+}
+
 sgemm::SplitK split_k_of(const sgemm::Problem& p) {
-  return paired(p) ? plan_for<PairTile>(p).split : plan_for<SoloTile>(p).split;
+  return with_tile(p, [&](auto tile) { return plan_for<decltype(tile)>(p).split; });
 }
 
 size_t split_bytes(const sgemm::Problem& p, const sgemm::SplitK& split) {
@@ -651,11 +673,14 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
 
 void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, float* C,
                    cudaStream_t stream) {
-  if (paired(p)) {
-    launch_tile<PairTile>(p, A, B, C, stream);
-  } else {
-    launch_tile<SoloTile>(p, A, B, C, stream);
-  }
+  with_tile(p, [&](auto tile) { launch_tile<decltype(tile)>(p, A, B, C, stream); });
+}
+
+// The tile of the traffic model (the harness's roofline ratio): the one the launcher picks.
+sgemm::TileSize tile_for(const sgemm::Problem& p) {
+  return with_tile(p, [](auto tile) {
+    return sgemm::TileSize{decltype(tile)::kBlockM, decltype(tile)::kBlockN};
+  });
 }
 
 }  // namespace
@@ -666,14 +691,14 @@ int main(int argc, char** argv) {
                                       "a pass (N > 128) or the producer's idle warps (N <= 128)"};
   static const std::string title =
       std::string("3xTF32 on chapter 13's persistent clusters: A split by ") +
-      where[SGEMM_SPLIT_A] + ", B^T in registers, promoted every " +
-      std::to_string(SGEMM_PROMOTE) + " k-steps; BM x BN x BK = " +
-      std::to_string(PairTile::kBlockM) + "x" + std::to_string(PairTile::kBlockN) + "x" +
-      std::to_string(PairTile::kBlockK) + ", " + std::to_string(PairTile::kStages) +
-      " stages, clusters of " + std::to_string(PairTile::kCluster) +
-      " where the columns of tiles pair up";
-  sgemm::Chapter chapter{"14_3xtf32_hopper", title.c_str(), &launch_3xtf32, PairTile::kBlockM,
-                         PairTile::kBlockN};
+      where[SGEMM_SPLIT_A] + ", B^T in registers, promoted every " + std::to_string(SGEMM_PROMOTE) +
+      " k-steps; BM x BN x BK = " + std::to_string(PairTile::kBlockM) + "x" +
+      std::to_string(PairTile::kBlockN) + "x" + std::to_string(PairTile::kBlockK) + ", " +
+      std::to_string(PairTile::kStages) +
+      " stages (64 rows, 6 stages where M <= 64), clusters of " +
+      std::to_string(PairTile::kCluster) + " where the columns of tiles pair up";
+  sgemm::Chapter chapter{"14_3xtf32_hopper", title.c_str(),     &launch_3xtf32,
+                         PairTile::kBlockM,  PairTile::kBlockN, &tile_for};
   chapter.precision = sgemm::Precision::kFp32;
   chapter.workspace_bytes = &workspace_bytes;
   chapter.unsupported = &sgemm::sm90a_unsupported;

@@ -167,7 +167,47 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], const uint3
 #endif
 }
 
+// The same for 64 rows of C (wgmma's N = 64, 32 accumulators): d[4j + e] as above, j < 8. Chapter
+// 14's tile for C with few rows (a decode step's M = 1..64) multiplies half as many rows of zeros.
+#define SGEMM_WGMMA_D32(d)                                                                        \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define SGEMM_WGMMA_D32_LIST                                                                    \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+
+__device__ __forceinline__ void wgmma_m64n64k8_tf32(float (&d)[32], const uint32_t (&a)[4],
+                                                    uint64_t b, bool add = true) {
+#if SGEMM_SM90A_BUILT
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " SGEMM_WGMMA_D32_LIST
+      ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+      : SGEMM_WGMMA_D32(d)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(static_cast<int>(add)));
+#else
+  __trap();
+#endif
+}
+
+// d (64 x kN) += a * b for the two widths above: a kernel generic over its tile's rows calls this.
+template <int kN>
+__device__ __forceinline__ void wgmma_tf32(float (&d)[kN / 2], const uint32_t (&a)[4], uint64_t b,
+                                           bool add = true) {
+  static_assert(kN == 64 || kN == 128, "wgmma_tf32: N is 64 or 128");
+  if constexpr (kN == 128) {
+    wgmma_m64n128k8_tf32(d, a, b, add);
+  } else {
+    wgmma_m64n64k8_tf32(d, a, b, add);
+  }
+}
+
 #undef SGEMM_WGMMA_D64
 #undef SGEMM_WGMMA_D64_LIST
+#undef SGEMM_WGMMA_D32
+#undef SGEMM_WGMMA_D32_LIST
 
 }  // namespace sgemm

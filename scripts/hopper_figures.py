@@ -358,10 +358,20 @@ def read_kernel(source, required, rounded_before=True, user="MainTile"):
             raise UsageError(f"{source}: cannot evaluate the arrival count of {barrier}: "
                              f"{expression.strip()}") from None
     shape = re.search(r"\bwgmma_m(\d+)n(\d+)k(\d+)_tf32\s*\(", text)
+    if shape:
+        wgmma = tuple(map(int, shape.groups()))
+    else:
+        # common/wgmma.h's wgmma_tf32<kN>: m64 n<kN> k8, kN the struct's own expression.
+        generic = re.search(r"\bwgmma_tf32\s*<\s*([^>]+?)\s*>\s*\(", text)
+        try:
+            wgmma = (64, evaluate(generic.group(1), k), 8) if generic else None
+        except Unknown:
+            wgmma = None
+        shape = wgmma
     plan = re.search(r"\bmake_fragment_plan\s*\(([^)]*)\)\s*\{(.*?)\n\}", text, flags=re.S)
     missing = [n for n in required if n not in k]
     if not shape:
-        missing.append("the wgmma it issues (sgemm::wgmma_m<m>n<n>k<k>_tf32)")
+        missing.append("the wgmma it issues (sgemm::wgmma_m<m>n<n>k<k>_tf32 or wgmma_tf32<n>)")
     if not plan:
         missing.append("make_fragment_plan")
     if "full" not in arrivals:
@@ -383,7 +393,7 @@ def read_kernel(source, required, rounded_before=True, user="MainTile"):
             "params": params, "arrivals": arrivals,
             "barrier_ops": sorted(set(re.findall(r"\bmbarrier_(wait|arrive_expect_tx|arrive)"
                                                  r"\s*\(\s*&(\w+)", text))),
-            "wgmma": tuple(map(int, shape.groups())),
+            "wgmma": wgmma,
             "plan": ([p.split()[-1] for p in plan.group(1).split(",")], statements),
             "text": text}
 
@@ -858,7 +868,7 @@ SPLIT_FIELDS = ("kBlockM", "kConsumers", "kBlockN", "kBlockK", "kStages", "kKSte
                 "kPromoteTiles")
 SPLIT_OPS = [("arrive", "empty"), ("arrive", "split"), ("arrive_expect_tx", "full"),
              ("wait", "empty"), ("wait", "full"), ("wait", "split")]
-WGMMA_CALL = re.compile(r"\bwgmma_m\d+n\d+k\d+_tf32\s*\(\s*\w+\s*\[[^\]]*\]\s*,\s*(\w+)"
+WGMMA_CALL = re.compile(r"\b(?:wgmma_m\d+n\d+k\d+_tf32|wgmma_tf32\s*<[^>]*>)\s*\(\s*\w+\s*\[[^\]]*\]\s*,\s*(\w+)"
                         r"\s*\[[^\]]*\](?:\s*\[[^\]]*\])*\s*,\s*(desc_\w+)\s*\+\s*\w+\s*"
                         r"(?:,\s*([^;]+?))?\)\s*;")
 
