@@ -38,12 +38,12 @@ exit codes:
 """
 
 # Okabe-Ito colours: distinguishable with colour-blindness, readable on white. Eight chapters or
-# more reuse a colour, never a (colour, marker) pair: MARKERS has one entry per chapter up to 14,
+# more reuse a colour, never a (colour, marker) pair: MARKERS has one entry per chapter up to 15,
 # and every point also carries its chapter number.
 COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#8C6D31"]
 # Chapters past the palette's length repeat a colour; their bars take a hatch as well.
 HATCHES = ["", "//", "..", "xx"]
-MARKERS = ["o", "s", "^", "D", "v", "P", "*", "h", "X", "<", ">", "p", "d", "H"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "*", "h", "X", "<", ">", "p", "d", "H", "8"]
 INK, CUBLAS_INK, PEAK_INK, GRID = "#1f2328", "#1f2328", "#b0262b", "#d0d7de"
 # cuBLAS TF32, the yardstick of the TF32 chapters: the cuBLAS colour, another dash.
 TF32_DASHES = (0, (6, 2, 1, 2))
