@@ -3,11 +3,12 @@
 """Speed against error: every chapter and both cuBLAS modes as one point at one size (issue 18).
 
 Drawn from committed measurements, never from a run of its own:
-  <results>/results.json          the tour (scripts/tour.py): chapters 00-12, and the cuBLAS runs
-                                  of their processes
-  <accuracy>/side_by_side_*.csv   harness CSV output (--format csv) of chapters the tour does not
-                                  hold (13, 14); a chapter the tour holds is taken from the tour,
-                                  its side-by-side row skipped (the tour row is canonical)
+  <results>/results.json          the tour (scripts/tour.py): every chapter it ran, and the cuBLAS
+                                  runs of their processes
+  <accuracy>/side_by_side_*.csv   harness CSV output (--format csv) of 09, 13 and 14 at 1024,
+                                  4096, 8192: a chapter the tour holds is taken from the tour, its
+                                  side-by-side row skipped (the tour row is canonical); one it
+                                  lacks (a tour of some chapters only) from its CSV row
 x is the rms error of C against an FP64 GEMM of the same inputs (the harness's rms_rel_c,
 ||C - C_FP64|| / ||C_FP64||), log scale; y is TFLOP/s, log scale (chapter 00 sits three decades
 below cuBLAS TF32). Points are coloured by precision contract (FP32, TF32); the cuBLAS points are

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Host test of scripts/speed_error.py: the points it reads from the committed H100 measurements
-are the expected chapters (00-12 and the cuBLAS modes from the tour, 13 and 14 from the
-side-by-side CSVs, 09's CSV row skipped) with the numbers of those files, the committed figure is
+are the expected chapters (00-14 and the cuBLAS modes from the tour, every side-by-side CSV row
+skipped; with a tour that lacks 13 and 14, those two from the side-by-side CSVs) with the numbers
+of those files, the committed figure is
 in step with its inputs (and a changed input is seen), and bad input (a missing or broken file, a
 missing column, no row at --size, another device, other inputs) is one `error:` line and exit 2.
 Exit 77 (skipped) without matplotlib."""
@@ -27,10 +28,11 @@ RESULTS = REPO / "docs" / "results" / "nvidia-h100-80gb-hbm3"
 ACCURACY = RESULTS / "hopper" / "accuracy_14"
 CSVS = ("side_by_side_09_3xtf32.csv", "side_by_side_13_persistent_clusters.csv",
         "side_by_side_14_3xtf32_hopper.csv")
+HOPPER = ("13_persistent_clusters", "14_3xtf32_hopper")
 TOUR = ("00_naive", "01_coalescing", "02_smem_tiling", "03_thread_tiling", "04_vectorized",
         "05_bank_conflict", "06_double_buffer", "07_any_shape", "08_tensor_cores", "09_3xtf32",
-        "10_wgmma", "11_tma", "12_warp_specialization")
-EXPECTED = TOUR + ("13_persistent_clusters", "14_3xtf32_hopper", "cuBLAS FP32", "cuBLAS TF32")
+        "10_wgmma", "11_tma", "12_warp_specialization") + HOPPER
+EXPECTED = TOUR + ("cuBLAS FP32", "cuBLAS TF32")
 
 
 def run(*options):
@@ -38,11 +40,16 @@ def run(*options):
                           text=True)
 
 
-def copy_inputs(root):
-    """The committed inputs (and figure) under root, laid out as in docs/results/<gpu>/."""
+def copy_inputs(root, without=()):
+    """The committed inputs (and figure) under root, laid out as in docs/results/<gpu>/; the
+    tour's rows of the chapters `without` left out (a tour that did not run them)."""
     root = Path(root)
     (root / "hopper" / "accuracy_14").mkdir(parents=True)
-    shutil.copy(RESULTS / "results.json", root / "results.json")
+    shutil.copy(RESULTS / "results.json", root / "results.json")  # byte for byte: its sha256
+    if without:
+        document = json.loads((root / "results.json").read_text(encoding="utf-8"))
+        document["rows"] = [r for r in document["rows"] if r["chapter"] not in without]
+        (root / "results.json").write_text(json.dumps(document), encoding="utf-8")
     for name in CSVS:
         shutil.copy(ACCURACY / name, root / "hopper" / "accuracy_14" / name)
     (root / "figures").mkdir()
@@ -78,20 +85,14 @@ class PointsTest(unittest.TestCase):
         data = se.gather(RESULTS, size=size)
         points = {p["name"]: p for p in data["points"]}
         self.assertEqual(tuple(p["name"] for p in data["points"]), EXPECTED)
-        self.assertEqual(data["skipped"], ["09_3xtf32"])  # the tour row is canonical
+        # The tour rows are canonical: every side-by-side row is skipped.
+        self.assertEqual(data["skipped"], ["09_3xtf32"] + list(HOPPER))
         tour = tour_rows(size)
         for chapter in TOUR:
             self.assertEqual(points[chapter]["source"], "results.json")
             self.assertEqual(points[chapter]["tflops"], tour[chapter]["tflops"])
             self.assertEqual(points[chapter]["error"], tour[chapter]["fp64_error"]["rms_rel_c"])
             self.assertEqual(points[chapter]["precision"], tour[chapter]["precision"])
-        for chapter, name in (("13_persistent_clusters", CSVS[1]),
-                              ("14_3xtf32_hopper", CSVS[2])):
-            row = csv_row(name, size)
-            self.assertEqual(points[chapter]["source"], name)
-            self.assertEqual(points[chapter]["tflops"], float(row["tflops"]))
-            self.assertEqual(points[chapter]["error"], float(row["fp64_rms_rel_c"]))
-            self.assertEqual(points[chapter]["precision"], row["precision"])
         self.assertEqual(points["14_3xtf32_hopper"]["precision"], "FP32")
         self.assertEqual(points["13_persistent_clusters"]["precision"], "TF32")
         # cuBLAS: the median speed of the chapter processes of its precision, as the README's
@@ -106,14 +107,29 @@ class PointsTest(unittest.TestCase):
             self.assertEqual(cublas["error"], statistics.median(
                 r[field]["rms_rel_c"] for r in tour.values() if r[field]))
         self.assertEqual(data["origins"]["TF32"],
-                         ["08_tensor_cores", "10_wgmma", "11_tma", "12_warp_specialization"])
+                         ["08_tensor_cores", "10_wgmma", "11_tma", "12_warp_specialization",
+                          "13_persistent_clusters"])
         return points
+
+    def test_chapters_the_tour_lacks_come_from_the_side_by_side_csvs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_inputs(tmp, without=HOPPER)
+            data = se.gather(root)
+            points = {p["name"]: p for p in data["points"]}
+            self.assertEqual(tuple(p["name"] for p in data["points"]), EXPECTED)
+            self.assertEqual(data["skipped"], ["09_3xtf32"])
+            for chapter, name in zip(HOPPER, CSVS[1:]):
+                row = csv_row(name, 4096)
+                self.assertEqual(points[chapter]["source"], name)
+                self.assertEqual(points[chapter]["tflops"], float(row["tflops"]))
+                self.assertEqual(points[chapter]["error"], float(row["fp64_rms_rel_c"]))
+                self.assertEqual(points[chapter]["precision"], row["precision"])
 
     def test_the_points_at_4096_are_every_chapter_and_both_cublas_modes(self):
         points = self.check_points(4096)
-        # The README ladder's cuBLAS rows at 4096^3 (51.64 and 397.8 TFLOP/s).
-        self.assertEqual(round(points["cuBLAS FP32"]["tflops"], 2), 51.64)
-        self.assertEqual(round(points["cuBLAS TF32"]["tflops"], 1), 397.8)
+        # The README ladder's cuBLAS rows at 4096^3 (51.60 and 400.3 TFLOP/s).
+        self.assertEqual(round(points["cuBLAS FP32"]["tflops"], 2), 51.60)
+        self.assertEqual(round(points["cuBLAS TF32"]["tflops"], 1), 400.3)
 
     def test_the_points_at_8192_too(self):
         self.check_points(8192)
@@ -204,7 +220,7 @@ class BadInputTest(unittest.TestCase, ScriptAssertions):
                  ("precision", "BF16", "neither FP32 nor TF32"))
         for field, value, fragment in cases:
             with self.subTest(field=field), tempfile.TemporaryDirectory() as tmp:
-                root = copy_inputs(tmp)
+                root = copy_inputs(tmp, without=HOPPER)  # 14's CSV row is then read
                 edit_csv(root / "hopper" / "accuracy_14" / CSVS[2], "14_3xtf32_hopper", 4096,
                          field, value)
                 self.assert_one_error_line(run(root, "--out", Path(tmp) / "out"), CSVS[2],
