@@ -39,7 +39,7 @@ FAKE = {
     "05_bank_conflict": (0.66, 128, 128), "06_double_buffer": (0.70, 128, 128),
     "08_tensor_cores": (2.4, 128, 256), "09_3xtf32": (1.2, 128, 128), "10_wgmma": (3.4, 256, 128),
     "11_tma": (3.8, 256, 128), "12_warp_specialization": (4.3, 256, 128),
-    "13_persistent_clusters": (4.4, 256, 128), "14_3xtf32_hopper": (1.8, 128, 128),
+    "13_persistent_clusters": (4.4, 256, 128),
 }
 # cuBLAS's made-up share of the FP32 peak in each precision mode.
 CUBLAS_SHARE = {"FP32": 0.78, "TF32": 6.0}
