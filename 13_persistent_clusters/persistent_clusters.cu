@@ -66,7 +66,8 @@
 #define SGEMM_MULTICAST 1
 #endif
 // SGEMM_ROUND_A: where A is rounded to TF32: 0 a pass before the GEMM (chapters 11, 12), 1 in
-// shared memory by the producer's idle warps, 2 the launcher's rule (rounds_in_shared).
+// shared memory by the producer's idle warps, 2 by the copy engine as it copies (A's and B's
+// tensor maps say TFLOAT32), with the shared-memory kernel as the fallback where that overflows.
 #ifndef SGEMM_ROUND_A
 #define SGEMM_ROUND_A 2
 #endif
@@ -83,13 +84,28 @@ namespace {
 
 using sgemm::ceil_div;
 
-// The producer warpgroup's warps other than the one that issues the copies: with kRoundInShared
-// they round A in shared memory.
+// The producer warpgroup's warps other than the one that issues the copies: with kInShared they
+// round A in shared memory.
 constexpr int kRoundingWarps = 3;
 
-// Whether A is rounded to TF32 at all (a build with SGEMM_ROUND_TF32=0 only prices the rounding);
-// whether by a pass before the GEMM, as in 11, or in shared memory is rounds_in_shared's choice.
-constexpr bool kRoundABefore = SGEMM_ROUND_TF32;
+// Who rounds the operands to TF32 (README.md, "Where A is rounded"), a kernel's template argument.
+// kByPass: a pass writes A rounded before the GEMM, the consumers round B^T in registers (12).
+// kInShared: the producer's three idle warps round each stage of A where it landed; B^T as 12.
+// kByCopyEngine: A's tensor map says TFLOAT32, and TMA rounds every element of A to the nearest
+//   TF32 value as it copies: no thread rounds A. B^T stays rounded in registers, as in 12 (the
+//   copy engine rounding B too measured the same, and with no instruction between the fragment
+//   loads and the wgmma ptxas serializes the 128-row tile's wgmma, C7513). Like cvt.rna (and
+//   cuBLAS TF32) the copy engine
+//   rounds the last 4096 floats below FLT_MAX up to Inf, so a tile whose sums are not all finite
+//   is flagged and left unwritten, and the kInShared kernel launched after it recomputes the
+//   flagged tiles (it returns at once when there are none: the usual case).
+// kNone: nothing is rounded, the tensor cores truncate (SGEMM_ROUND_TF32=0, built only to price
+//   the rounding; it breaks the TF32 contract).
+enum Rounding { kByPass, kInShared, kByCopyEngine, kNone };
+constexpr int kRounding = !SGEMM_ROUND_TF32    ? kNone
+                          : SGEMM_ROUND_A == 0 ? kByPass
+                          : SGEMM_ROUND_A == 1 ? kInShared
+                                               : kByCopyEngine;
 
 template <int kBlockM_, int kConsumers_, int kStages_>
 struct PersistentTile {
@@ -172,12 +188,11 @@ struct Schedule {
   }
 };
 
+// B^T's register operand: rounded here, unless nothing is rounded.
+template <int kMode>
 __device__ __forceinline__ uint32_t round_operand(float x) {
-#if SGEMM_ROUND_TF32
+  if constexpr (kMode == kNone) return __float_as_uint(x);
   return sgemm::tf32_operand(x);
-#else
-  return __float_as_uint(x);
-#endif
 }
 
 // Where a lane's register operand lies in a stage's B boxes: chapter 11, make_fragment_plan.
@@ -219,18 +234,49 @@ __device__ __forceinline__ UnitPlace place_of(const Schedule& s, int u, uint32_t
   return place;
 }
 
+// Whether `p` holds in any thread of the consumer warpgroups (barrier 1; barrier 0 is
+// __syncthreads', which the producer warpgroup would have to join).
+template <class T>
+__device__ __forceinline__ bool consumers_any(bool p) {
+  uint32_t any;
+  asm volatile(
+      "{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, %2, p;\n"
+      "selp.u32 %0, 1, 0, q;\n}\n"
+      : "=r"(any)
+      : "r"(static_cast<uint32_t>(p)), "n"(128 * T::kConsumers)
+      : "memory");
+  return any != 0;
+}
+
 // gridDim.x blocks (a multiple of kCluster) walk the schedule's units: cluster c takes units c,
 // c + clusters, ... . Slice z of the units writes C + z * c_slice (the launcher passes the split-K
 // workspace, alpha = 1 and beta = 0 when there are several slices).
-template <class T, bool kEvenN, bool kRoundInShared>
+// `flags`, with kByCopyEngine: flags[0] = epoch when some tile's sums were not all finite, and
+// flags[1 + u * kCluster + rank] = epoch for such a tile (unit u, block `rank`), 0 for the others;
+// such a tile is not written. A kInShared kernel given flags (the fallback) computes only the
+// units holding such a tile and writes only those tiles; given none, every unit.
+template <class T, bool kEvenN, int kMode>
 __global__ void __launch_bounds__(T::kThreads, 1)
     sgemm_persistent(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, int m, int n, int k,
                      const Schedule schedule, float alpha, float beta, float* __restrict__ C,
-                     int64_t c_slice) {
+                     int64_t c_slice, uint32_t* flags, uint32_t epoch) {
 #if !SGEMM_SM90A_BUILT
   __trap();  // built without sm_90a code: the harness exits 3 before any launch (unsupported)
 #endif
+  constexpr bool kRoundInShared = kMode == kInShared;
+  const bool fallback = kRoundInShared && flags != nullptr;
+  // The kernel before the fallback (same stream: its writes are visible) flagged nothing. Every
+  // block reads the same flag, so all of them, clusters whole, leave together.
+  if (fallback && flags[0] != epoch) return;
+  // Whether this kernel computes unit u: every unit, but in the fallback only the flagged ones
+  // (every role of both blocks of a cluster decides alike, so their rings stay in step).
+  auto computes = [&](int u) {
+    if (!fallback) return true;
+    bool flagged = false;
+    for (int r = 0; r < T::kCluster; ++r) flagged |= flags[1 + u * T::kCluster + r] == epoch;
+    return flagged;
+  };
   extern __shared__ float4 smem_raw[];
   // Per stage: full (its bytes landed: one arrival, this block's producer's, plus the byte count,
   // which the other block's multicast adds to) and empty (every consumer warp of every block of
@@ -275,6 +321,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     if (tid == 0) {
       int it = 0;  // K tiles copied so far, over all units: stage it % kStages, use it / kStages
       for (int u = first_unit; u < units; u += unit_step) {
+        if (!computes(u)) continue;
         const UnitPlace place = place_of<T>(schedule, u, rank, k);
         for (int kt = 0; kt < place.k_tiles; ++kt, ++it) {
           const int stage = it % T::kStages;
@@ -305,6 +352,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       // their writes visible to wgmma (the async proxy) and hand the stage to the consumers.
       int it = 0;
       for (int u = first_unit; u < units; u += unit_step) {
+        if (!computes(u)) continue;
         const int k_tiles = place_of<T>(schedule, u, rank, k).k_tiles;
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int stage = it % T::kStages;
@@ -354,10 +402,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
             *reinterpret_cast<const float2*>(b_stage + frag_plan.lo + 8 * s * T::kBoxN);
         const float2 hi =
             *reinterpret_cast<const float2*>(b_stage + frag_plan.hi + 8 * s * T::kBoxN);
-        frag[P][s][0] = round_operand(lo.x);
-        frag[P][s][1] = round_operand(lo.y);
-        frag[P][s][2] = round_operand(hi.x);
-        frag[P][s][3] = round_operand(hi.y);
+        frag[P][s][0] = round_operand<kMode>(lo.x);
+        frag[P][s][1] = round_operand<kMode>(lo.y);
+        frag[P][s][2] = round_operand<kMode>(hi.x);
+        frag[P][s][3] = round_operand<kMode>(hi.y);
       }
       const uint64_t desc =
           sgemm::smem_descriptor_sw128(smem_base + stage * T::kStageFloats * sizeof(float));
@@ -389,6 +437,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
     int it = 0;  // K tiles consumed so far, over all units (the producer's count)
     for (int u = first_unit; u < units; u += unit_step) {
+      if (!computes(u)) continue;
       const UnitPlace place = place_of<T>(schedule, u, rank, k);
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) {
@@ -403,6 +452,25 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       release((it - 1) % T::kStages);
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) sgemm::pin(acc[i]);
+      const int tile_flag = 1 + u * T::kCluster + static_cast<int>(rank);  // in flags[]
+      if constexpr (kMode == kByCopyEngine) {
+        // An element the copy engine rounded up to Inf makes its sums Inf or NaN: the tile is
+        // flagged for the fallback and not written (C keeps its old values for the fallback's
+        // beta). A sum that overflows on its own is flagged too, and comes out the same.
+        bool finite = true;
+#pragma unroll
+        for (int i = 0; i < T::kRowBlocks; ++i) {
+#pragma unroll
+          for (int e = 0; e < 64; ++e) finite &= isfinite(acc[i][e]);
+        }
+        const bool overflowed = consumers_any<T>(!finite);
+        if (tid == 128) flags[tile_flag] = overflowed ? epoch : 0u;
+        if (overflowed) {
+          if (tid == 128) flags[0] = epoch;
+          continue;
+        }
+      }
+      if (fallback && flags[tile_flag] != epoch) continue;  // the other block's tile overflowed
 
       // Epilogue, as in 12, into this unit's slice. Meanwhile the producer fills the ring with the
       // next unit's first K tiles.
@@ -442,26 +510,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 }
 
 using Kernel = void(CUtensorMap, CUtensorMap, int, int, int, Schedule, float, float, float*,
-                    int64_t);
+                    int64_t, uint32_t*, uint32_t);
 
-// The kernels of tile T: [A rounded in shared memory][N even].
+// The kernels of tile T: [the chapter's, the fallback][N even].
 template <class T>
 Kernel* const kKernels[2][2] = {
-    {&sgemm_persistent<T, false, false>, &sgemm_persistent<T, true, false>},
-    {&sgemm_persistent<T, false, true>, &sgemm_persistent<T, true, true>}};
-
-// Where A is rounded to TF32. A pass before the GEMM reads and writes A once more in DRAM
-// (2 x M x K x 4 bytes); the GEMM itself reads A once per column of tiles. Rounding in shared
-// memory moves no extra byte but takes shared-memory bandwidth from the consumers' wgmma
-// (README.md, "Where A is rounded"). So: the pass wherever C has two or more columns of tiles (A's
-// rows are read by several blocks, the pass is a fraction of the GEMM's own traffic), shared
-// memory where N fits one column of tiles (the pass would triple A's traffic, which is all the
-// GEMM moves). SGEMM_ROUND_A: 0 always the pass, 1 always shared memory, 2 this rule.
-bool rounds_in_shared(const sgemm::Problem& p) {
-  if (!SGEMM_ROUND_TF32 || SGEMM_ROUND_A == 0) return false;
-  if (SGEMM_ROUND_A == 1) return true;
-  return p.n <= MainTile::kBlockN;
-}
+    {&sgemm_persistent<T, false, kRounding>, &sgemm_persistent<T, true, kRounding>},
+    {&sgemm_persistent<T, false, kInShared>, &sgemm_persistent<T, true, kInShared>}};
 
 // Clusters of T's kernel the GPU runs at once (one block per SM, the cluster's blocks in one
 // GPC): what a persistent launch starts, and the slots the split-K plan fills.
@@ -497,15 +552,27 @@ sgemm::TilePlan plan_for(const sgemm::Problem& p) {
                            SGEMM_SPLIT_K != 0);
 }
 
-// The launcher's workspace: the split-K slices, A's rounded copy, and B's padded one when
-// N % 4 != 0 (chapter 11), each starting on 256 bytes.
+// The launcher's workspace: the flags (kByCopyEngine: one for the launch, one per tile of every
+// unit), the split-K slices, A's rounded copy (kByPass) or padded one (K % 4 != 0), and B's padded
+// one when N % 4 != 0 (chapter 11), each starting on 256 bytes.
+template <class T>
+size_t flag_bytes(const sgemm::Problem& p, const sgemm::SplitK& split) {
+  const int64_t tiles = static_cast<int64_t>(ceil_div(p.m, T::kBlockM)) *
+                        ceil_div(ceil_div(p.n, T::kBlockN), T::kCluster) * T::kCluster *
+                        split.splits;
+  return ((1 + tiles) * sizeof(uint32_t) + 255) / 256 * 256;
+}
+
 size_t split_bytes(const sgemm::Problem& p, const sgemm::SplitK& split) {
   return (sgemm::split_k_workspace_bytes(p, split) + 255) / 256 * 256;
 }
 
 size_t workspace_bytes(const sgemm::Problem& p) {
-  return split_bytes(p, plan_for(p).split) +
-         sgemm::tma_copy_bytes(p.m, p.k, kRoundABefore && !rounds_in_shared(p)) +
+  const sgemm::TilePlan plan = plan_for(p);
+  const size_t flags =
+      plan.small_tile ? flag_bytes<SmallTile>(p, plan.split) : flag_bytes<MainTile>(p, plan.split);
+  return flags + split_bytes(p, plan.split) +
+         sgemm::tma_copy_bytes(p.m, p.k, kRounding == kByPass) +
          sgemm::tma_copy_bytes(p.k, p.n, false);
 }
 
@@ -513,16 +580,27 @@ template <class T>
 void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
                  const float* B, float* C, cudaStream_t stream) {
   char* workspace = static_cast<char*>(p.workspace);
+  uint32_t* const flags = reinterpret_cast<uint32_t*>(workspace);
+  workspace += flag_bytes<T>(p, split);
   float* const partial = reinterpret_cast<float*>(workspace);
   workspace += split_bytes(p, split);
-  const bool in_shared = rounds_in_shared(p);
-  const float* a =
-      sgemm::tma_readable(A, p.m, p.k, kRoundABefore && !in_shared, &workspace, stream);
+  const float* a = sgemm::tma_readable(A, p.m, p.k, kRounding == kByPass, &workspace, stream);
   const float* b = sgemm::tma_readable(B, p.k, p.n, false, &workspace, stream);
-  const CUtensorMap map_a =
-      sgemm::tensor_map_2d(a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK);
+  // A's map as the chapter's kernel reads it (rounded by the copy engine, or as it is) and as the
+  // fallback reads it (as it is); B's.
+  auto map_of_a = [&](CUtensorMapDataType type) {
+    return sgemm::tensor_map_2d(a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK,
+                                type);
+  };
+  const CUtensorMap map_a = map_of_a(kRounding == kByCopyEngine ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  const CUtensorMap map_a_plain = map_of_a(CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
   const CUtensorMap map_b =
       sgemm::tensor_map_2d(b, p.k, p.n, sgemm::tma_row_stride(p.n), T::kBlockK, T::kBoxN);
+  // Each launch's own value of the flags: no launch mistakes an earlier one's (or the workspace's
+  // first contents) for its own, so nothing resets them.
+  static uint32_t epoch = 0;
+  ++epoch;
 
   Schedule schedule;
   schedule.tiles_m = ceil_div(p.m, T::kBlockM);
@@ -537,9 +615,19 @@ void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const floa
   const bool sliced = split.splits > 1;
   const sgemm::ClusterLaunch launch(clusters * T::kCluster, T::kThreads, T::kSmemBytes, T::kCluster,
                                     stream);
-  cudaLaunchKernelEx(&launch.config, kKernels<T>[in_shared][p.n % 2 == 0], map_a, map_b, p.m, p.n,
-                     p.k, schedule, sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta,
-                     sliced ? partial : C, sliced ? sgemm::split_k_slice_floats(p) : int64_t{0});
+  float* const out = sliced ? partial : C;
+  const int64_t out_slice = sliced ? sgemm::split_k_slice_floats(p) : int64_t{0};
+  const float alpha = sliced ? 1.0f : p.alpha;
+  const float beta = sliced ? 0.0f : p.beta;
+  cudaLaunchKernelEx(&launch.config, kKernels<T>[0][p.n % 2 == 0], map_a, map_b, p.m, p.n, p.k,
+                     schedule, alpha, beta, out, out_slice,
+                     kRounding == kByCopyEngine ? flags : nullptr, epoch);
+  if (kRounding == kByCopyEngine) {
+    // The fallback: the flagged tiles again, A rounded in shared memory (which never rounds a
+    // finite value to Inf). It returns at once when no tile was flagged.
+    cudaLaunchKernelEx(&launch.config, kKernels<T>[1][p.n % 2 == 0], map_a_plain, map_b, p.m, p.n,
+                       p.k, schedule, alpha, beta, out, out_slice, flags, epoch);
+  }
   if (sliced) sgemm::reduce_split_k_slices(p, split.splits, partial, C, stream);
 }
 

@@ -30,7 +30,8 @@ namespace sgemm {
 // row stride a multiple of 16 bytes, box_cols * 4 <= 128 (the swizzle span), box dimensions <= 256.
 // A failure is a bug in the caller, not bad input: one error line, exit code 3.
 inline CUtensorMap tensor_map_2d(const float* base, uint64_t rows, uint64_t cols,
-                                 uint64_t row_stride, uint32_t box_rows, uint32_t box_cols) {
+                                 uint64_t row_stride, uint32_t box_rows, uint32_t box_cols,
+                                 CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
   using Encode =
       CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
@@ -52,8 +53,8 @@ inline CUtensorMap tensor_map_2d(const float* base, uint64_t rows, uint64_t cols
   const cuuint32_t box[2] = {box_cols, box_rows};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult r =
-      encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      encode(&map, type, 2, const_cast<float*>(base), dims, strides, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr,
