@@ -113,14 +113,22 @@ def tile_struct(text, source, values, user=r"\w+"):
     if not alias:
         raise UsageError(f"{source}: no `using {label} = <Struct><SGEMM_TILE>;` says what the "
                          "SGEMM_TILE values are")
-    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(alias.group(1)) +
+    return template_struct(text, source, alias.group(1), len(values), "SGEMM_TILE has")
+
+
+def template_struct(text, source, name, count, given):
+    """The template struct `name`, which `count` values fill (`given` says who gives them, for the
+    error: "SGEMM_TILE has", "PairTile gives"): (parameter names, the struct's match: group 1 the
+    parameter list, group 2 the body). Raises UsageError (one line) when the struct is missing or
+    its parameter count is not `count`."""
+    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(name) +
                        r"\s*\{(.*?)\n\};", text, flags=re.S)
     if not struct:
-        raise UsageError(f"{source}: template struct {alias.group(1)} not found")
+        raise UsageError(f"{source}: template struct {name} not found")
     names = [p.split()[-1] for p in struct.group(1).split(",")]
-    if len(names) != len(values):
-        raise UsageError(f"{source}: SGEMM_TILE has {len(values)} values but {alias.group(1)} "
-                         f"has {len(names)} template parameters")
+    if len(names) != count:
+        raise UsageError(f"{source}: {given} {count} values but {name} has {len(names)} template "
+                         "parameters")
     return names, struct
 
 

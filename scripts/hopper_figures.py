@@ -69,7 +69,7 @@ import textwrap
 from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
-from figures import UsageError, stamp, stamped, strip_comments, tile_struct
+from figures import UsageError, stamp, stamped, strip_comments, template_struct, tile_struct
 from tensor_core_figures import H100_SMS, ceil_div, plan_cost, plan_split_k, plan_tiles, tiles_of
 
 BANKS = 32
@@ -305,14 +305,7 @@ def alias_struct(text, source, defines, user):
         except ValueError:
             raise UsageError(f"{source}: {user}'s template argument {arg} is not a list of "
                              "integers") from None
-    struct = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(alias.group(1)) +
-                       r"\s*\{(.*?)\n\};", text, flags=re.S)
-    if not struct:
-        raise UsageError(f"{source}: template struct {alias.group(1)} not found")
-    names = [p.split()[-1] for p in struct.group(1).split(",")]
-    if len(names) != len(values):
-        raise UsageError(f"{source}: {user} gives {len(values)} values but {alias.group(1)} "
-                         f"has {len(names)} template parameters")
+    names, struct = template_struct(text, source, alias.group(1), len(values), f"{user} gives")
     return names, struct, values
 
 
