@@ -16,12 +16,15 @@
 //   rows of A, and each block's producer copies half of A's box into both blocks' shared memory at
 //   once (TMA multicast). A consumer warp hands a stage back to both producers (a remote mbarrier
 //   arrival), since both write into it.
-// - Chapter 07's lesson on Hopper: fewer tiles than SMs get K slices (common/split_k.h's plan),
-//   each a work unit of its own, then the deterministic reduction; a 128-row tile where it loads
-//   the busiest SM less.
-// - Where A is rounded, also the launcher's choice: by a pass before the GEMM (12's way) where C
-//   has several columns of tiles, in shared memory by the producer's three idle warps where N fits
-//   one (the pass would triple the DRAM traffic of such a GEMM).
+// - Chapter 07's lesson on Hopper, the launcher's choice of tile and K slices: where C has few
+//   rows, a tile of 128 or 64 rows (wgmma's N), so a decode step multiplies few rows of zeros;
+//   where N fits one tile, unpaired blocks; where the big tiles cannot fill the GPU, the tile that
+//   the launcher's model (shared-memory traffic, the GPU's data sheet) says is fastest, each with
+//   K slices (common/split_k.h's plan) as work units of their own, then the deterministic
+//   reduction.
+// - A rounded to TF32 by the copy engine as it copies (A's tensor map says TFLOAT32): no pass
+//   before the GEMM (12's), no thread rounds A. The copy engine rounds the last 4096 floats below
+//   FLT_MAX up to Inf; a tile whose sums that made Inf or NaN is computed again on the CUDA cores.
 // Unchanged from 12: the producer and consumer warpgroups, setmaxnreg, C^T = B^T A^T with B^T from
 // registers, the 256 x 128 x 32 tile and its 4-stage ring, the epilogue.
 // Precision contract: TF32 (verified with a TF32 tolerance, timed against cuBLAS
@@ -29,6 +32,7 @@
 // Limits: compute capability 9.0 with code built for sm_90a; elsewhere one error: line, exit 3.
 // Example: build/bin/13_persistent_clusters --size 4096
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -66,12 +70,28 @@
 #define SGEMM_MULTICAST 1
 #endif
 // SGEMM_ROUND_A: where A is rounded to TF32: 0 a pass before the GEMM (chapters 11, 12), 1 in
-// shared memory by the producer's idle warps, 2 by the copy engine as it copies (A's and B's
-// tensor maps say TFLOAT32), with the shared-memory kernel as the fallback where that overflows.
+// shared memory by the producer's idle warps, 2 by the copy engine as it copies (A's tensor map
+// says TFLOAT32), with the tiles where that overflows computed again (recompute_tile).
 #ifndef SGEMM_ROUND_A
 #define SGEMM_ROUND_A 2
 #endif
-// SGEMM_SPLIT_K 1: K slices and the small tile when the tiles cannot fill the GPU; 0: never.
+// SGEMM_NARROW 1: where N fits one tile, unpaired blocks, and a consumer warpgroup whose columns all
+// lie past N skips its wgmma; 0: pairs everywhere, every consumer multiplies.
+#ifndef SGEMM_NARROW
+#define SGEMM_NARROW 1
+#endif
+// SGEMM_SHORT_ROWS 1: the 64-row tile where C has at most 64 rows, the 128-row one where it has at
+// most 128; 0: the tile of chapter 07's choice (plan_tiles) everywhere.
+#ifndef SGEMM_SHORT_ROWS
+#define SGEMM_SHORT_ROWS 1
+#endif
+// SGEMM_PLAN_MODEL 1: where the big tiles cannot fill the GPU, the tile (of three, each with its K
+// slices) that the launcher's model says takes least time (plan_clocks); 0: chapter 07's rule
+// between the big and the 128-row tile (common/split_k.h, plan_tiles).
+#ifndef SGEMM_PLAN_MODEL
+#define SGEMM_PLAN_MODEL 1
+#endif
+// SGEMM_SPLIT_K 1: K slices where a tile's units cannot fill the GPU; 0: never.
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1
 #endif
@@ -95,10 +115,8 @@ constexpr int kRoundingWarps = 3;
 //   TF32 value as it copies: no thread rounds A. B^T stays rounded in registers, as in 12 (the
 //   copy engine rounding B too measured the same, and with no instruction between the fragment
 //   loads and the wgmma ptxas serializes the 128-row tile's wgmma, C7513). Like cvt.rna (and
-//   cuBLAS TF32) the copy engine
-//   rounds the last 4096 floats below FLT_MAX up to Inf, so a tile whose sums are not all finite
-//   is flagged and left unwritten, and the kInShared kernel launched after it recomputes the
-//   flagged tiles (it returns at once when there are none: the usual case).
+//   cuBLAS TF32) the copy engine rounds the last 4096 floats below FLT_MAX up to Inf, so a tile
+//   whose sums are not all finite is computed again on the CUDA cores (recompute_tile).
 // kNone: nothing is rounded, the tensor cores truncate (SGEMM_ROUND_TF32=0, built only to price
 //   the rounding; it breaks the TF32 contract).
 enum Rounding { kByPass, kInShared, kByCopyEngine, kNone };
@@ -107,7 +125,7 @@ constexpr int kRounding = !SGEMM_ROUND_TF32    ? kNone
                           : SGEMM_ROUND_A == 1 ? kInShared
                                                : kByCopyEngine;
 
-template <int kBlockM_, int kConsumers_, int kStages_>
+template <int kBlockM_, int kConsumers_, int kStages_, int kCluster_ = SGEMM_CLUSTER>
 struct PersistentTile {
   static constexpr int kBlockM = kBlockM_;        // rows of C per tile
   static constexpr int kConsumers = kConsumers_;  // consumer warpgroups
@@ -115,12 +133,13 @@ struct PersistentTile {
   static constexpr int kBlockN = kWgmmaM * kConsumers;  // columns of C per tile
   static constexpr int kBlockK = 32;        // depth of one K tile: a 128-byte row of floats
   static constexpr int kStages = kStages_;  // the ring
-  static constexpr int kWgmmaN = 128;       // ... rows of C ...
-  static constexpr int kWgmmaK = 8;         // ... and k per instruction
+  static constexpr int kWgmmaN = kBlockM < 128 ? kBlockM : 128;  // ... rows of C (64 or 128) ...
+  static constexpr int kWgmmaK = 8;                              // ... and k per instruction
   static constexpr int kRowBlocks = kBlockM / kWgmmaN;
+  static constexpr int kAccumulators = kWgmmaN / 2;  // per thread and row block
   static constexpr int kKSteps = kBlockK / kWgmmaK;
   static constexpr int kThreads = 128 * (1 + kConsumers);  // the producer, then the consumers
-  static constexpr int kCluster = SGEMM_CLUSTER;           // blocks sharing A
+  static constexpr int kCluster = kCluster_;               // blocks sharing A
   static constexpr int kGroupRows = SGEMM_GROUP_ROWS;
 
   // A stage as in 12: sA (kBlockM rows of 128 bytes), then B's 32 x 32 boxes. Each block of a
@@ -155,10 +174,18 @@ struct PersistentTile {
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is limited to 227 KB");
 };
 
+// The tiles the launcher picks from (with_tile). The big one:
 using MainTile = PersistentTile<SGEMM_TILE>;
-// The tile for problems whose big tiles leave SMs idle (common/split_k.h, plan_tiles): half the
-// rows, so a few rows of C (M = 1..128) multiply half as many rows of zeros.
+// Half its rows, for C of at most 128 rows (half as many rows of zeros), and where the big tiles
+// leave SMs idle.
 using SmallTile = PersistentTile<128, 2, 6>;
+// Where C has one column of tiles (N <= 128), the second block of every pair would compute only
+// zeros: half the GPU. Such problems run unpaired blocks.
+using SoloTile = PersistentTile<SGEMM_TILE, 1>;
+// Where C has at most 64 rows (a decode step: M = tokens), a 64-row tile (wgmma's N = 64): a
+// quarter of the big tile's rows of zeros. Its stage is 24 KiB, so nine fit; unpaired, since A's
+// share of a stage is a third of it and the pair would save little.
+using ShortTile = PersistentTile<64, 2, 9, 1>;
 
 // The work of one launch: tiles_m x tiles_n tiles of C, each cut into `splits` K slices of
 // k_slice. A unit is a cluster's: kCluster tiles side by side in one tile row (one K slice of
@@ -248,35 +275,71 @@ __device__ __forceinline__ bool consumers_any(bool p) {
   return any != 0;
 }
 
+// The copy engine rounds like cvt.rna: a finite element of A within 2^-11 of FLT_MAX becomes Inf,
+// and the sums it enters Inf or NaN, where TF32's contract wants the sums of the operands rounded
+// without overflow. This thread's part of the tile again, on the CUDA cores, stored as the
+// epilogue stores it: each operand rounded by sgemm::tf32_value (which truncates such an element
+// instead), the products added in FP32 in the order of k. Slow (no tensor core, no shared memory),
+// and only for tiles of such inputs; on any other input the check that leads here costs one
+// compare per sum. Not inlined: the accumulators of the wgmma stay out of it.
+template <class T>
+__device__ __noinline__ void recompute_tile(const float* __restrict__ A,
+                                            const float* __restrict__ B, int m, int n, int k,
+                                            const UnitPlace& place, int col, int t, float alpha,
+                                            float beta, float* out) {
+  if (col >= n) return;
+  const int k_end = k < place.k_begin + place.k_tiles * T::kBlockK
+                        ? k
+                        : place.k_begin + place.k_tiles * T::kBlockK;
+  const bool second = col + 1 < n;
+  // Eight of this thread's rows at a time (rows 8j + 2t + e of the epilogue, j in four
+  // consecutive values), each against its two columns: 16 independent sums, 10 loads per 16 FMA.
+  for (int i = 0; i < T::kRowBlocks; ++i) {
+    for (int j0 = 0; j0 < T::kWgmmaN / 8; j0 += 4) {
+      int rows[8];
+      float sums[8][2] = {};
+      for (int r = 0; r < 8; ++r) {
+        const int row = place.block_row + i * T::kWgmmaN + 8 * (j0 + r / 2) + 2 * t + r % 2;
+        rows[r] = row < m ? row : m - 1;  // a row past M is read as row M - 1, and not stored
+      }
+      for (int kk = place.k_begin; kk < k_end; ++kk) {
+        const float* b = B + static_cast<int64_t>(kk) * n + col;
+        const float b0 = sgemm::tf32_value(b[0]);
+        const float b1 = second ? sgemm::tf32_value(b[1]) : 0.0f;
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+          const float x = sgemm::tf32_value(A[static_cast<int64_t>(rows[r]) * k + kk]);
+          sums[r][0] = fmaf(x, b0, sums[r][0]);
+          sums[r][1] = fmaf(x, b1, sums[r][1]);
+        }
+      }
+      for (int r = 0; r < 8; ++r) {
+        const int row = place.block_row + i * T::kWgmmaN + 8 * (j0 + r / 2) + 2 * t + r % 2;
+        if (row >= m) continue;
+        for (int c = 0; c < 2 && col + c < n; ++c) {
+          float* o = out + static_cast<int64_t>(row) * n + col + c;
+          *o = beta != 0.0f ? alpha * sums[r][c] + beta * *o : alpha * sums[r][c];
+        }
+      }
+    }
+  }
+}
+
 // gridDim.x blocks (a multiple of kCluster) walk the schedule's units: cluster c takes units c,
 // c + clusters, ... . Slice z of the units writes C + z * c_slice (the launcher passes the split-K
 // workspace, alpha = 1 and beta = 0 when there are several slices).
-// `flags`, with kByCopyEngine: flags[0] = epoch when some tile's sums were not all finite, and
-// flags[1 + u * kCluster + rank] = epoch for such a tile (unit u, block `rank`), 0 for the others;
-// such a tile is not written. A kInShared kernel given flags (the fallback) computes only the
-// units holding such a tile and writes only those tiles; given none, every unit.
+// With kByCopyEngine, A and B are also read as they are (A dense, M x K; B dense, K x N) by a tile
+// whose sums the copy engine's rounding made Inf or NaN (recompute_tile).
 template <class T, bool kEvenN, int kMode>
 __global__ void __launch_bounds__(T::kThreads, 1)
     sgemm_persistent(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, int m, int n, int k,
                      const Schedule schedule, float alpha, float beta, float* __restrict__ C,
-                     int64_t c_slice, uint32_t* flags, uint32_t epoch) {
+                     int64_t c_slice, const float* __restrict__ A, const float* __restrict__ B) {
 #if !SGEMM_SM90A_BUILT
   __trap();  // built without sm_90a code: the harness exits 3 before any launch (unsupported)
 #endif
   constexpr bool kRoundInShared = kMode == kInShared;
-  const bool fallback = kRoundInShared && flags != nullptr;
-  // The kernel before the fallback (same stream: its writes are visible) flagged nothing. Every
-  // block reads the same flag, so all of them, clusters whole, leave together.
-  if (fallback && flags[0] != epoch) return;
-  // Whether this kernel computes unit u: every unit, but in the fallback only the flagged ones
-  // (every role of both blocks of a cluster decides alike, so their rings stay in step).
-  auto computes = [&](int u) {
-    if (!fallback) return true;
-    bool flagged = false;
-    for (int r = 0; r < T::kCluster; ++r) flagged |= flags[1 + u * T::kCluster + r] == epoch;
-    return flagged;
-  };
   extern __shared__ float4 smem_raw[];
   // Per stage: full (its bytes landed: one arrival, this block's producer's, plus the byte count,
   // which the other block's multicast adds to) and empty (every consumer warp of every block of
@@ -321,7 +384,6 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     if (tid == 0) {
       int it = 0;  // K tiles copied so far, over all units: stage it % kStages, use it / kStages
       for (int u = first_unit; u < units; u += unit_step) {
-        if (!computes(u)) continue;
         const UnitPlace place = place_of<T>(schedule, u, rank, k);
         for (int kt = 0; kt < place.k_tiles; ++kt, ++it) {
           const int stage = it % T::kStages;
@@ -352,7 +414,6 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       // their writes visible to wgmma (the async proxy) and hand the stage to the consumers.
       int it = 0;
       for (int u = first_unit; u < units; u += unit_step) {
-        if (!computes(u)) continue;
         const int k_tiles = place_of<T>(schedule, u, rank, k).k_tiles;
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int stage = it % T::kStages;
@@ -377,7 +438,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const int g = lane / 4;
     const int t = lane % 4;
     const FragmentPlan frag_plan = make_fragment_plan<T>(consumer, warp, g, t);
-    float acc[T::kRowBlocks][64];
+    float acc[T::kRowBlocks][T::kAccumulators];
     uint32_t frag[2][T::kKSteps][4];
 
     // A stage goes back to the producers of the cluster: one arrival per warp on each block's
@@ -426,7 +487,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       for (int s = 0; s < T::kKSteps; ++s) {
 #pragma unroll
         for (int i = 0; i < T::kRowBlocks; ++i) {
-          sgemm::wgmma_m64n128k8_tf32(acc[i], frag[P][s], descs[s][i]);
+          sgemm::wgmma_tf32<T::kWgmmaN>(acc[i], frag[P][s], descs[s][i]);
         }
       }
       sgemm::wgmma_commit();
@@ -437,40 +498,46 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
     int it = 0;  // K tiles consumed so far, over all units (the producer's count)
     for (int u = first_unit; u < units; u += unit_step) {
-      if (!computes(u)) continue;
       const UnitPlace place = place_of<T>(schedule, u, rank, k);
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) {
 #pragma unroll
-        for (int e = 0; e < 64; ++e) acc[i][e] = 0.0f;
+        for (int e = 0; e < T::kAccumulators; ++e) acc[i][e] = 0.0f;
       }
-      for (int kt = 0; kt < place.k_tiles; kt += 2) {
-        step(it++, kt == 0, std::integral_constant<int, 0>{});
-        if (kt + 1 < place.k_tiles) step(it++, false, std::integral_constant<int, 1>{});
+      if (SGEMM_NARROW && place.block_col + consumer * T::kWgmmaM >= n) {
+        // Every column of this warpgroup lies past N (N narrower than the tile): nothing to
+        // multiply or store. It still takes each stage and hands it back, as the producers count
+        // on, and its zero sums join the check below.
+        for (int kt = 0; kt < place.k_tiles; ++kt, ++it) {
+          sgemm::mbarrier_wait(kRoundInShared ? &rounded[it % T::kStages] : &full[it % T::kStages],
+                               (it / T::kStages) % 2);
+          release(it % T::kStages);
+        }
+      } else {
+        for (int kt = 0; kt < place.k_tiles; kt += 2) {
+          step(it++, kt == 0, std::integral_constant<int, 0>{});
+          if (kt + 1 < place.k_tiles) step(it++, false, std::integral_constant<int, 1>{});
+        }
+        sgemm::wgmma_wait<0>();
+        release((it - 1) % T::kStages);
       }
-      sgemm::wgmma_wait<0>();
-      release((it - 1) % T::kStages);
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) sgemm::pin(acc[i]);
-      const int tile_flag = 1 + u * T::kCluster + static_cast<int>(rank);  // in flags[]
       if constexpr (kMode == kByCopyEngine) {
-        // An element the copy engine rounded up to Inf makes its sums Inf or NaN: the tile is
-        // flagged for the fallback and not written (C keeps its old values for the fallback's
-        // beta). A sum that overflows on its own is flagged too, and comes out the same.
+        // An element the copy engine rounded up to Inf makes its sums Inf or NaN: the consumers
+        // compute this tile again without it (a sum that overflows on its own comes out the same).
         bool finite = true;
 #pragma unroll
         for (int i = 0; i < T::kRowBlocks; ++i) {
 #pragma unroll
-          for (int e = 0; e < 64; ++e) finite &= isfinite(acc[i][e]);
+          for (int e = 0; e < T::kAccumulators; ++e) finite &= isfinite(acc[i][e]);
         }
-        const bool overflowed = consumers_any<T>(!finite);
-        if (tid == 128) flags[tile_flag] = overflowed ? epoch : 0u;
-        if (overflowed) {
-          if (tid == 128) flags[0] = epoch;
+        if (consumers_any<T>(!finite)) {
+          recompute_tile<T>(A, B, m, n, k, place, place.block_col + frag_plan.col, t, alpha, beta,
+                            C + place.slice * c_slice);
           continue;
         }
       }
-      if (fallback && flags[tile_flag] != epoch) continue;  // the other block's tile overflowed
 
       // Epilogue, as in 12, into this unit's slice. Meanwhile the producer fills the ring with the
       // next unit's first K tiles.
@@ -510,28 +577,25 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 }
 
 using Kernel = void(CUtensorMap, CUtensorMap, int, int, int, Schedule, float, float, float*,
-                    int64_t, uint32_t*, uint32_t);
+                    int64_t, const float*, const float*);
 
-// The kernels of tile T: [the chapter's, the fallback][N even].
+// The kernels of tile T: [N odd, N even].
 template <class T>
-Kernel* const kKernels[2][2] = {
-    {&sgemm_persistent<T, false, kRounding>, &sgemm_persistent<T, true, kRounding>},
-    {&sgemm_persistent<T, false, kInShared>, &sgemm_persistent<T, true, kInShared>}};
+Kernel* const kKernels[2] = {&sgemm_persistent<T, false, kRounding>,
+                             &sgemm_persistent<T, true, kRounding>};
 
 // Clusters of T's kernel the GPU runs at once (one block per SM, the cluster's blocks in one
 // GPC): what a persistent launch starts, and the slots the split-K plan fills.
 template <class T>
 int resident_clusters() {
   static const int clusters = [] {
-    for (const auto& kernels : kKernels<T>) {
-      for (Kernel* kernel : kernels) {
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
-      }
+    for (Kernel* kernel : kKernels<T>) {
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
     }
     const sgemm::ClusterLaunch launch(T::kCluster * sgemm::sm_count(), T::kThreads, T::kSmemBytes,
                                       T::kCluster);
     int most = 0;
-    if (cudaOccupancyMaxActiveClusters(&most, kKernels<T>[0][1], &launch.config) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveClusters(&most, kKernels<T>[1], &launch.config) != cudaSuccess ||
         most < 1) {
       (void)cudaGetLastError();
       most = sgemm::sm_count() / T::kCluster;
@@ -546,61 +610,116 @@ sgemm::TileSpec spec_of() {
   return {T::kBlockM, T::kBlockN, T::kBlockK, T::kStages, resident_clusters<T>() * T::kCluster};
 }
 
-// Chapter 07's two decisions (common/split_k.h): the tile, and K slices below one wave.
-sgemm::TilePlan plan_for(const sgemm::Problem& p) {
-  return sgemm::plan_tiles(p, spec_of<MainTile>(), spec_of<SmallTile>(), sgemm::sm_count(),
-                           SGEMM_SPLIT_K != 0);
-}
-
-// The launcher's workspace: the flags (kByCopyEngine: one for the launch, one per tile of every
-// unit), the split-K slices, A's rounded copy (kByPass) or padded one (K % 4 != 0), and B's padded
-// one when N % 4 != 0 (chapter 11), each starting on 256 bytes.
+// Chapter 07's second decision (common/split_k.h): K slices where T's units leave SMs idle.
 template <class T>
-size_t flag_bytes(const sgemm::Problem& p, const sgemm::SplitK& split) {
-  const int64_t tiles = static_cast<int64_t>(ceil_div(p.m, T::kBlockM)) *
-                        ceil_div(ceil_div(p.n, T::kBlockN), T::kCluster) * T::kCluster *
-                        split.splits;
-  return ((1 + tiles) * sizeof(uint32_t) + 255) / 256 * 256;
+sgemm::SplitK split_k_of(const sgemm::Problem& p) {
+  if (!SGEMM_SPLIT_K) return sgemm::SplitK{1, p.k};
+  const sgemm::TileSpec spec = spec_of<T>();
+  return sgemm::plan_split_k(sgemm::tiles_of(p, spec), spec.slots, p.k, spec.block_k, spec.stages);
 }
 
+// The launcher's model of how long tile T takes on p, in SM clocks (README.md, "Choosing the
+// tile"), from the tile's parameters and the GPU's data sheet, nothing measured:
+// - the busiest SM's multiply-adds (common/split_k.h, plan_cost) at the tile's rate: at most
+//   kTensorFlopPerClock (H100 SXM: 494.7 dense TF32 TFLOP/s = 132 SMs x 1830 MHz x 2048), and at
+//   most as fast as shared memory moves the tile's bytes (kSharedBytesPerClock per SM): 2048 FLOP
+//   per clock for the big tile, 1638 for the 128-row one, 1170 for the 64-row one;
+// - C through DRAM: written once, or with K slices each slice written and read back and C written.
+constexpr double kTensorFlopPerClock = 2048;  // TF32, dense, per SM
+constexpr double kSharedBytesPerClock = 128;  // per SM
+// A K step of tile T: its FLOP, and the bytes it moves through shared memory (each consumer's
+// wgmma read its A^T rows, its fragment loads its B^T columns, and TMA writes a quarter stage).
+template <class T>
+constexpr double tile_rate() {
+  const double flop = 2.0 * T::kBlockM * T::kBlockN * T::kWgmmaK;
+  const double bytes = T::kConsumers * (T::kBlockM + T::kWgmmaM) * T::kWgmmaK * sizeof(float) +
+                       T::kStageBytes / T::kKSteps;
+  return std::min(kTensorFlopPerClock, kSharedBytesPerClock * flop / bytes);
+}
+static_assert(tile_rate<MainTile>() == 2048 && static_cast<int>(tile_rate<SmallTile>()) == 1638 &&
+                  static_cast<int>(tile_rate<ShortTile>()) == 1170,
+              "the rates the comments quote");
+
+template <class T>
+double plan_clocks(const sgemm::Problem& p) {
+  const sgemm::SplitK split = split_k_of<T>(p);
+  const double rate = tile_rate<T>();
+  const sgemm::TileSpec spec = spec_of<T>();
+  const double macs = sgemm::plan_cost(sgemm::tiles_of(p, spec), sgemm::sm_count(), T::kBlockM,
+                                       T::kBlockN, split);
+  static const double dram_bytes_per_clock = [] {
+    int device = 0, sm_khz = 0, mem_khz = 0, bus_bits = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device);
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
+    return 2.0 * mem_khz * (bus_bits / 8) / sm_khz;  // double data rate
+  }();
+  const double c_bytes = (split.splits > 1 ? 2.0 * split.splits + 1 : 1.0) * p.m * p.n * 4;
+  return 2 * macs / rate + c_bytes / dram_bytes_per_clock;
+}
+
+// Calls f(T{}) for the tile the launcher picks for p (README.md, "Choosing the tile"):
+// - C of at most 64 rows, or at most 128 and one column of tiles: the 64-row tile, unpaired;
+// - one column of tiles (N <= 128): the big tile, unpaired (a pair's second block would compute
+//   only zeros);
+// - C of at most 128 rows: the 128-row tile (the big one would multiply as many rows of zeros as
+//   of A, which costs more than the 128-row tile's lower rate: 2048 / 1638 FLOP per clock);
+// - big tiles enough for every SM: the big tile;
+// - fewer: the tile of the three that plan_clocks says takes least time, each with its K slices.
+template <class F>
+auto with_tile(const sgemm::Problem& p, F f) {
+  const bool one_column = SGEMM_NARROW && p.n <= MainTile::kBlockN;
+  if (SGEMM_SHORT_ROWS && (p.m <= ShortTile::kBlockM ||
+                           (one_column && p.m <= SmallTile::kBlockM))) {
+    return f(ShortTile{});
+  }
+  if (one_column) return f(SoloTile{});
+  if (SGEMM_SHORT_ROWS && p.m <= SmallTile::kBlockM) return f(SmallTile{});
+  if (sgemm::tiles_of(p, spec_of<MainTile>()) >= sgemm::sm_count()) return f(MainTile{});
+  if (!SGEMM_PLAN_MODEL) {
+    const bool small = sgemm::plan_tiles(p, spec_of<MainTile>(), spec_of<SmallTile>(),
+                                         sgemm::sm_count(), SGEMM_SPLIT_K != 0)
+                           .small_tile;
+    return small ? f(SmallTile{}) : f(MainTile{});
+  }
+  const double main = plan_clocks<MainTile>(p);
+  const double small = plan_clocks<SmallTile>(p);
+  const double shorter = SGEMM_SHORT_ROWS ? plan_clocks<ShortTile>(p) : main + small;
+  if (shorter < main && shorter < small) return f(ShortTile{});
+  return small < main ? f(SmallTile{}) : f(MainTile{});
+}
+
+// The launcher's workspace: the split-K slices, A's rounded copy (kByPass) or padded one
+// (K % 4 != 0), and B's padded one when N % 4 != 0 (chapter 11), each starting on 256 bytes.
 size_t split_bytes(const sgemm::Problem& p, const sgemm::SplitK& split) {
   return (sgemm::split_k_workspace_bytes(p, split) + 255) / 256 * 256;
 }
 
 size_t workspace_bytes(const sgemm::Problem& p) {
-  const sgemm::TilePlan plan = plan_for(p);
-  const size_t flags =
-      plan.small_tile ? flag_bytes<SmallTile>(p, plan.split) : flag_bytes<MainTile>(p, plan.split);
-  return flags + split_bytes(p, plan.split) +
-         sgemm::tma_copy_bytes(p.m, p.k, kRounding == kByPass) +
-         sgemm::tma_copy_bytes(p.k, p.n, false);
+  return with_tile(p, [&](auto tile) {
+    return split_bytes(p, split_k_of<decltype(tile)>(p)) +
+           sgemm::tma_copy_bytes(p.m, p.k, kRounding == kByPass) +
+           sgemm::tma_copy_bytes(p.k, p.n, false);
+  });
 }
 
 template <class T>
-void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
-                 const float* B, float* C, cudaStream_t stream) {
+void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float* C,
+                 cudaStream_t stream) {
+  const sgemm::SplitK split = split_k_of<T>(p);
   char* workspace = static_cast<char*>(p.workspace);
-  uint32_t* const flags = reinterpret_cast<uint32_t*>(workspace);
-  workspace += flag_bytes<T>(p, split);
   float* const partial = reinterpret_cast<float*>(workspace);
   workspace += split_bytes(p, split);
   const float* a = sgemm::tma_readable(A, p.m, p.k, kRounding == kByPass, &workspace, stream);
   const float* b = sgemm::tma_readable(B, p.k, p.n, false, &workspace, stream);
-  // A's map as the chapter's kernel reads it (rounded by the copy engine, or as it is) and as the
-  // fallback reads it (as it is); B's.
-  auto map_of_a = [&](CUtensorMapDataType type) {
-    return sgemm::tensor_map_2d(a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK,
-                                type);
-  };
-  const CUtensorMap map_a = map_of_a(kRounding == kByCopyEngine ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
-                                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
-  const CUtensorMap map_a_plain = map_of_a(CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  // A's map: rounded by the copy engine (kByCopyEngine), or as it is.
+  const CUtensorMap map_a = sgemm::tensor_map_2d(
+      a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK,
+      kRounding == kByCopyEngine ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
   const CUtensorMap map_b =
       sgemm::tensor_map_2d(b, p.k, p.n, sgemm::tma_row_stride(p.n), T::kBlockK, T::kBoxN);
-  // Each launch's own value of the flags: no launch mistakes an earlier one's (or the workspace's
-  // first contents) for its own, so nothing resets them.
-  static uint32_t epoch = 0;
-  ++epoch;
 
   Schedule schedule;
   schedule.tiles_m = ceil_div(p.m, T::kBlockM);
@@ -615,35 +734,23 @@ void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const floa
   const bool sliced = split.splits > 1;
   const sgemm::ClusterLaunch launch(clusters * T::kCluster, T::kThreads, T::kSmemBytes, T::kCluster,
                                     stream);
-  float* const out = sliced ? partial : C;
-  const int64_t out_slice = sliced ? sgemm::split_k_slice_floats(p) : int64_t{0};
-  const float alpha = sliced ? 1.0f : p.alpha;
-  const float beta = sliced ? 0.0f : p.beta;
-  cudaLaunchKernelEx(&launch.config, kKernels<T>[0][p.n % 2 == 0], map_a, map_b, p.m, p.n, p.k,
-                     schedule, alpha, beta, out, out_slice,
-                     kRounding == kByCopyEngine ? flags : nullptr, epoch);
-  if (kRounding == kByCopyEngine) {
-    // The fallback: the flagged tiles again, A rounded in shared memory (which never rounds a
-    // finite value to Inf). It returns at once when no tile was flagged.
-    cudaLaunchKernelEx(&launch.config, kKernels<T>[1][p.n % 2 == 0], map_a_plain, map_b, p.m, p.n,
-                       p.k, schedule, alpha, beta, out, out_slice, flags, epoch);
-  }
+  cudaLaunchKernelEx(&launch.config, kKernels<T>[p.n % 2 == 0], map_a, map_b, p.m, p.n, p.k,
+                     schedule, sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta,
+                     sliced ? partial : C, sliced ? sgemm::split_k_slice_floats(p) : int64_t{0}, A,
+                     B);
   if (sliced) sgemm::reduce_split_k_slices(p, split.splits, partial, C, stream);
 }
 
 void launch_persistent(const sgemm::Problem& p, const float* A, const float* B, float* C,
                        cudaStream_t stream) {
-  const sgemm::TilePlan plan = plan_for(p);
-  if (plan.small_tile) {
-    launch_tile<SmallTile>(p, plan.split, A, B, C, stream);
-  } else {
-    launch_tile<MainTile>(p, plan.split, A, B, C, stream);
-  }
+  with_tile(p, [&](auto tile) { launch_tile<decltype(tile)>(p, A, B, C, stream); });
 }
 
+// The tile of the traffic model (the harness's roofline ratio): the one the launcher picks.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return plan_for(p).small_tile ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                                : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  return with_tile(p, [](auto tile) {
+    return sgemm::TileSize{decltype(tile)::kBlockM, decltype(tile)::kBlockN};
+  });
 }
 
 }  // namespace
