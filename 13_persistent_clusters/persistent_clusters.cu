@@ -636,9 +636,10 @@ constexpr double tile_rate() {
                        T::kStageBytes / T::kKSteps;
   return std::min(kTensorFlopPerClock, kSharedBytesPerClock * flop / bytes);
 }
-static_assert(tile_rate<MainTile>() == 2048 && static_cast<int>(tile_rate<SmallTile>()) == 1638 &&
+static_assert(tile_rate<PersistentTile<256, 2, 4>>() == 2048 &&
+                  static_cast<int>(tile_rate<SmallTile>()) == 1638 &&
                   static_cast<int>(tile_rate<ShortTile>()) == 1170,
-              "the rates the comments quote");
+              "the rates the comments quote (the big tile's: the default SGEMM_TILE's)");
 
 template <class T>
 double plan_clocks(const sgemm::Problem& p) {

@@ -63,14 +63,15 @@ Exit codes: 0 written, 2 bad usage (a source that cannot be read, matplotlib mis
 """
 
 import hashlib
+import operator
 import re
 import sys
 import textwrap
 from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
-from figures import UsageError, stamp, stamped, strip_comments, template_struct, tile_struct
-from tensor_core_figures import H100_SMS, ceil_div, plan_cost, plan_split_k, plan_tiles, tiles_of
+from figures import UsageError, stamp, stamped, strip_comments, template_struct
+from tensor_core_figures import H100_SMS, ceil_div, plan_cost, plan_split_k, tiles_of
 
 BANKS = 32
 SCRIPT = "scripts/hopper_figures.py"
@@ -105,7 +106,9 @@ def evaluate(expression, names, otherwise=None):
     """The value of a C++ integer constant expression: literals, names (T:: and sgemm:: dropped),
     + - * / % << >> ^ & |, comparisons, && || !, ?:, ceil_div(a, b), static_cast<int>(x) and
     sizeof(float); a literal's u / l suffixes are dropped. A name not in `names` is `otherwise`
-    (the preprocessor's 0) or, when that is None, raises Unknown, as does anything else."""
+    (the preprocessor's 0) or, when that is None, raises Unknown, as does anything else. A name's
+    value may be a float (13's model clocks, which with_tile compares and adds): + - * and the
+    comparisons take it as C++ takes a double, / and % and the bit operators do not."""
     text = re.sub(r"\b(?:T|sgemm)::", "", expression)
     text = re.sub(r"\bsizeof\s*\(\s*(?:float|u?int32_t)\s*\)", "4", text)
     text = re.sub(r"\bstatic_cast\s*<\s*int\s*>", "", text)
@@ -175,7 +178,7 @@ def evaluate(expression, names, otherwise=None):
                         "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
                         "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b),
                         "<<": int.__lshift__, ">>": int.__rshift__,
-                        "+": int.__add__, "-": int.__sub__, "*": int.__mul__}[op](left, right)
+                        "+": operator.add, "-": operator.sub, "*": operator.mul}[op](left, right)
         return left
 
     def ternary():
@@ -289,14 +292,17 @@ def struct_constants(struct, params, values, macros, source, label):
 
 
 def alias_struct(text, source, defines, user):
-    """Like figures.tile_struct, for an alias whose template arguments are SGEMM_TILE and more:
-    `using <user> = <Struct><SGEMM_TILE, SGEMM_CLUSTER>;` (14's PairTile). Each argument is a
-    number or an integer macro, SGEMM_TILE its list. Returns (parameter names, the struct's match,
-    the values)."""
+    """The template struct an alias names and the values it gives it: `using <user> =
+    <Struct><arguments>;`, each argument a number or an integer macro, SGEMM_TILE its list
+    (MainTile's <SGEMM_TILE>, 13's <SGEMM_TILE, 1> and <64, 2, 9, 1>, 14's PairTile <SGEMM_TILE,
+    SGEMM_CLUSTER>). The parameters the alias leaves out take their defaults (13's `int
+    kCluster_ = SGEMM_CLUSTER`), evaluated with the integer macros: figures.template_struct,
+    which checks the count, reads no defaults. Returns (parameter names, the struct's match, the
+    values)."""
     alias = re.search(r"\busing\s+" + user + r"\s*=\s*(\w+)\s*<([^;<>]*)>\s*;", text)
-    if not alias or not re.search(r"\bSGEMM_TILE\b", alias.group(2)):
-        raise UsageError(f"{source}: no `using {user} = <Struct><SGEMM_TILE, ...>;` says what "
-                         "the SGEMM_TILE values are")
+    if not alias:
+        raise UsageError(f"{source}: no `using {user} = <Struct><...>;` says what {user}'s "
+                         "template values are")
     values = []
     for arg in alias.group(2).split(","):
         arg = defines.get(arg.strip(), arg.strip())
@@ -305,8 +311,22 @@ def alias_struct(text, source, defines, user):
         except ValueError:
             raise UsageError(f"{source}: {user}'s template argument {arg} is not a list of "
                              "integers") from None
-    names, struct = template_struct(text, source, alias.group(1), len(values), f"{user} gives")
-    return names, struct, values
+    head = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(alias.group(1)) + r"\s*\{",
+                     text)
+    params = [p.strip() for p in head.group(1).split(",")] if head else []
+    macros = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
+    for param in params[len(values):]:
+        name, _, default = param.partition("=")
+        if not default.strip():
+            break  # template_struct says the count is short
+        try:
+            values.append(evaluate(default, macros))
+        except Unknown:
+            raise UsageError(f"{source}: cannot evaluate the default of {alias.group(1)}'s "
+                             f"template parameter {name.split()[-1]}: {default.strip()}") from None
+    given = "SGEMM_TILE has" if user == "MainTile" else f"{user} gives"
+    _, struct = template_struct(text, source, alias.group(1), len(values), given)
+    return [p.partition("=")[0].split()[-1] for p in params], struct, values
 
 
 def read_kernel(source, required, rounded_before=True, user="MainTile"):
@@ -316,8 +336,9 @@ def read_kernel(source, required, rounded_before=True, user="MainTile"):
     integer macros alone, "struct": the tile struct's match and "params" its template
     parameters, "arrivals": {mbarrier: arrivals per phase}, "barrier_ops": the mbarrier
     operations, "wgmma": (m, n, k), "plan": make_fragment_plan's (parameters, statements),
-    "text": the compiled code}; the struct is the one `using MainTile = <Struct><SGEMM_TILE>;`
-    names, or with another `user`, `using <user> = <Struct><SGEMM_TILE, ...>;` (alias_struct).
+    "defines": every #define's text, "text": the compiled code}; the struct is the one `using MainTile = <Struct><SGEMM_TILE>;`
+    names, or with another `user`, `using <user> = <Struct><SGEMM_TILE, ...>;` (alias_struct;
+    either may leave parameters that have defaults out).
     Raises UsageError (one line) when a value in `required` cannot be
     found, a static_assert of the struct fails for the default tile, or, with `rounded_before`,
     the launcher does not round A before the GEMM (what 11's and 12's figures draw)."""
@@ -330,9 +351,7 @@ def read_kernel(source, required, rounded_before=True, user="MainTile"):
             values = [int(v) for v in tile.split(",")]
         except ValueError:
             raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: {tile}") from None
-        params, struct = tile_struct(text, source, values, user="MainTile")
-    else:
-        params, struct, values = alias_struct(text, source, defines, user)
+    params, struct, values = alias_struct(text, source, defines, user)
     macros = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
     k = struct_constants(struct, params, values, macros, source, f"SGEMM_TILE {tile}")
     outside = text[:struct.start()] + text[struct.end():]
@@ -382,8 +401,8 @@ def read_kernel(source, required, rounded_before=True, user="MainTile"):
                          "GEMM (tma_readable(A, ..., round_tf32 = true, ...)); the default "
                          "build does not")
     statements = [s.strip() for s in plan.group(2).split(";") if s.strip()]
-    return {"source": source, "tile": tile, "k": k, "macros": macros, "struct": struct,
-            "params": params, "arrivals": arrivals,
+    return {"source": source, "tile": tile, "k": k, "macros": macros, "defines": defines,
+            "struct": struct, "params": params, "arrivals": arrivals,
             "barrier_ops": sorted(set(re.findall(r"\bmbarrier_(wait|arrive_expect_tx|arrive)"
                                                  r"\s*\(\s*&(\w+)", text))),
             "wgmma": wgmma,
@@ -516,8 +535,9 @@ def cluster_kernel(root):
     and empty (one arrival per consumer warp of every block: lane r of each warp arrives on rank
     r's) mbarriers; cluster c walking units c, c + clusters, ... . Adds "unit" (Schedule::unit's
     parameter, the Unit's name and statements), "assign" (the launcher's `schedule.<field> =
-    ...` expressions), "small" (SmallTile's constants, the same struct evaluated for its
-    values), "expect_tx" and "mask"."""
+    ...` expressions), "tiles" ({alias: its constants} for LAUNCHER_TILES, the same struct
+    evaluated for each alias's values), "model" (read_model: the launcher's model and rules,
+    checked against their copies here), "expect_tx" and "mask"."""
     kernel = read_kernel(root / CLUSTER_SOURCE, CLUSTER_FIELDS, rounded_before=False)
     k, source, text = kernel["k"], kernel["source"], kernel["text"]
     if (k["kCluster"] != 2 or not k.get("SGEMM_MULTICAST")
@@ -562,11 +582,10 @@ def cluster_kernel(root):
             r"\bunit_step\s*=\s*gridDim\.x\s*/\s*(?:T::)?kCluster\s*;",
             r"for\s*\(\s*int\s+u\s*=\s*first_unit\s*;\s*u\s*<\s*units\s*;\s*u\s*\+=\s*unit_step"
             r"\s*\)")
-    if not all(re.search(pattern, text) for pattern in walk) or "plan_tiles(" not in text:
+    if not all(re.search(pattern, text) for pattern in walk):
         raise UsageError(f"{source}: the figures draw cluster c walking units c, c + clusters, "
                          "... (`for (int u = first_unit; u < units; u += unit_step)`, first_unit "
-                         "= blockIdx.x / T::kCluster, unit_step = gridDim.x / T::kCluster) of a "
-                         "plan made by sgemm::plan_tiles")
+                         "= blockIdx.x / T::kCluster, unit_step = gridDim.x / T::kCluster)")
     schedule = re.search(r"\bstruct\s+Schedule\s*\{", text)
     unit = schedule and re.search(r"\bUnit\s+unit\s*\(\s*int\s+(\w+)\s*\)\s*const\s*\{", text)
     if not unit:
@@ -583,16 +602,15 @@ def cluster_kernel(root):
     missing = [f for f in SCHEDULE_FIELDS if f not in kernel["assign"]]
     if missing:
         raise UsageError(f"{source}: the launcher sets no schedule.{', schedule.'.join(missing)}")
-    small = re.search(r"\busing\s+SmallTile\s*=\s*(\w+)\s*<([\d\s,]+)>\s*;", text)
-    if not small or small.group(1) != kernel["struct"].group(0).split("struct")[1].split()[0]:
-        raise UsageError(f"{source}: no `using SmallTile = <MainTile's struct><values>;`")
-    values = [int(v) for v in small.group(2).split(",")]
-    if len(values) != len(kernel["params"]):
-        raise UsageError(f"{source}: SmallTile has {len(values)} values, its struct "
-                         f"{len(kernel['params'])} template parameters")
-    kernel["small"] = struct_constants(kernel["struct"], kernel["params"], values,
-                                       kernel["macros"], source,
-                                       f"SmallTile {small.group(2).strip()}")
+    kernel["tiles"] = {"MainTile": k}
+    for name in LAUNCHER_TILES[1:]:
+        params, struct, values = alias_struct(text, source, kernel["defines"], name)
+        if struct.group(0) != kernel["struct"].group(0):
+            raise UsageError(f"{source}: {name} is not MainTile's struct: the launcher's tiles "
+                             f"are {', '.join(LAUNCHER_TILES)}, one struct")
+        kernel["tiles"][name] = struct_constants(struct, params, values, kernel["macros"], source,
+                                                 f"{name} {', '.join(map(str, values))}")
+    read_model(kernel)
     return kernel
 
 
@@ -636,26 +654,292 @@ def schedule_unit(kernel, fields, u):
     return unit
 
 
+# The launcher's tiles (with_tile picks one), the three its model weighs, and the H100 SXM's data
+# sheet where plan_clocks asks the device (cudaDevAttrMemoryClockRate, GlobalMemoryBusWidth and
+# ClockRate): HBM3 at 2619 MHz, double data rate, on a 5120-bit bus (3352.32 GB/s), SMs at
+# 1980 MHz. The H100 holds one block of any of the tiles per SM: RESIDENT_CLUSTERS pairs of the
+# paired tiles, twice as many unpaired blocks.
+LAUNCHER_TILES = ("MainTile", "SmallTile", "SoloTile", "ShortTile")
+MODEL_TILES = ("MainTile", "SmallTile", "ShortTile")
+H100_MEMORY_MHZ, H100_BUS_BITS, H100_SM_MHZ = 2619, 5120, 1980
+DRAM_BYTES_PER_CLOCK = 2.0 * H100_MEMORY_MHZ * (H100_BUS_BITS // 8) / H100_SM_MHZ
+# What the figures' copy of the model (tile_rate, tile_split, plan_clocks) takes the source to
+# say, each statement as normalized() writes it: a source that says otherwise is refused.
+MODEL_STATEMENTS = (
+    ("spec_of", "return{T::kBlockM,T::kBlockN,T::kBlockK,T::kStages,"
+                "resident_clusters<T>()*T::kCluster};"),
+    ("split_k_of", "if(!SGEMM_SPLIT_K)return sgemm::SplitK{1,p.k};"),
+    ("split_k_of", "return sgemm::plan_split_k(sgemm::tiles_of(p,spec),spec.slots,p.k,"
+                   "spec.block_k,spec.stages);"),
+    ("tile_rate", "return std::min(kTensorFlopPerClock,kSharedBytesPerClock*flop/bytes);"),
+    ("plan_clocks", "const sgemm::SplitK split=split_k_of<T>(p);"),
+    ("plan_clocks", "const double rate=tile_rate<T>();"),
+    ("plan_clocks", "const double macs=sgemm::plan_cost(sgemm::tiles_of(p,spec),"
+                    "sgemm::sm_count(),T::kBlockM,T::kBlockN,split);"),
+    ("plan_clocks", "return 2.0*mem_khz*(bus_bits/8)/sm_khz;"),
+    ("plan_clocks", "const double c_bytes=(split.splits>1?2.0*split.splits+1:1.0)*p.m*p.n*4;"),
+    ("plan_clocks", "return 2*macs/rate+c_bytes/dram_bytes_per_clock;"),
+)
+# Shapes on which cluster_kernel runs the source's with_tile against launcher_tile: each rule
+# (M <= 64; M <= 128 and N <= 128; N <= 128; M <= 128; a wave of big tiles) and each of the
+# model's three answers (1024 x 1024 x 65536: the big tile, 512 x 4096 x 4096: the 128-row one,
+# 1024^3: the 64-row one), besides the shapes the figures draw.
+PROBE_SHAPES = ((64, 4096, 4096), (16, 4096, 14336), (100, 128, 4096), (1000, 100, 4096),
+                (128, 4096, 4096), (4096, 4096, 4096), (512, 4096, 4096), (1024, 1024, 65536),
+                (1024, 1024, 1024), (300, 130, 5000), (1000, 3000, 300))
+
+
+def normalized(code):
+    """C++ with one space between words and none around punctuation: what MODEL_STATEMENTS
+    compare, whatever the formatting."""
+    return re.sub(r"\s*([^\w\s])\s*", r"\1", re.sub(r"\s+", " ", code)).strip()
+
+
+def function_body(text, name, source):
+    """The body of the function `name` (its definition: `name(...) {`, not a call `name<T>(`)."""
+    found = re.search(r"\b" + name + r"\s*\([^;{}()]*\)\s*\{", text)
+    if not found:
+        raise UsageError(f"{source}: no function {name}")
+    return braced(text, found.end() - 1)[0]
+
+
+def read_model(kernel):
+    """The launcher's choice of tile, read and checked: kernel["model"] = {"flop_per_clock",
+    "shared_bytes_per_clock" (kTensorFlopPerClock, kSharedBytesPerClock), "rates" ({tile: the
+    FLOP per clock tile_rate's static_assert quotes}), "with_tile" (its body)}. Raises UsageError
+    (one line) where the source no longer says what the copies here compute: the default switches
+    the copy of with_tile assumes (SGEMM_NARROW, SGEMM_SHORT_ROWS, SGEMM_PLAN_MODEL 1), a
+    statement of MODEL_STATEMENTS, a rate of tile_rate's static_assert, or the tile the source's
+    with_tile picks for one of PROBE_SHAPES and the figures' shapes (source_tile against
+    launcher_tile)."""
+    k, source, text = kernel["k"], kernel["source"], kernel["text"]
+    off = [s for s in ("SGEMM_NARROW", "SGEMM_SHORT_ROWS", "SGEMM_PLAN_MODEL") if not k.get(s)]
+    if off:
+        raise UsageError(f"{source}: the figures draw the launcher's default choice of tile "
+                         f"(SGEMM_NARROW, SGEMM_SHORT_ROWS and SGEMM_PLAN_MODEL 1); the default "
+                         f"build has {', '.join(off)} 0")
+    constants = dict(re.findall(r"\bconstexpr\s+double\s+(k\w+)\s*=\s*(\d+(?:\.\d*)?)\s*;", text))
+    if not {"kTensorFlopPerClock", "kSharedBytesPerClock"} <= set(constants):
+        raise UsageError(f"{source}: no `constexpr double kTensorFlopPerClock = ...;` and "
+                         "`kSharedBytesPerClock = ...;` (the launcher's model)")
+    bodies = {}
+    for function, statement in MODEL_STATEMENTS:
+        if function not in bodies:
+            bodies[function] = normalized(function_body(text, function, source))
+        if statement not in bodies[function]:
+            raise UsageError(f"{source}: {function} no longer says `{statement}`: the figures' "
+                             f"copy of the launcher's model ({SCRIPT}) needs the same change")
+    quoted = re.search(r"static_assert\s*\(([^;]*\btile_rate\s*<[^;]*)\)\s*;", text)
+    rates = {name: int(value) for name, value in re.findall(
+        r"\btile_rate\s*<\s*(\w+)\s*>\s*\(\s*\)\s*\)?\s*==\s*(\d+)", quoted.group(1) if quoted
+        else "")}
+    kernel["model"] = {"flop_per_clock": float(constants["kTensorFlopPerClock"]),
+                       "shared_bytes_per_clock": float(constants["kSharedBytesPerClock"]),
+                       "rates": rates,
+                       "with_tile": function_body(text, "with_tile", source)}
+    for name in MODEL_TILES:
+        ours = tile_rate(kernel["tiles"][name], kernel["model"])
+        if rates.get(name) != int(ours):
+            raise UsageError(f"{source}: tile_rate's static_assert quotes {name} at "
+                             f"{rates.get(name, 'no rate')} FLOP per clock, the figures' copy of "
+                             f"tile_rate computes {int(ours)}")
+    for m, n, k_dim in PROBE_SHAPES + SPLIT_SHAPES_13 + (SCHEDULE_PROBLEM,):
+        want = launcher_tile(kernel, m, n, k_dim, RESIDENT_CLUSTERS)[0]
+        got = source_tile(kernel, m, n, k_dim, RESIDENT_CLUSTERS)
+        if got != want:
+            raise UsageError(f"{source}: with_tile picks {got} for {m} x {n} x {k_dim}, the "
+                             f"figures' copy of its rules (launcher_tile) {want}: the copy "
+                             "needs the source's change")
+
+
+def resident_clusters(k, clusters):
+    """Clusters of tile k the GPU runs at once when it runs `clusters` pairs (one block per SM):
+    the chapter's resident_clusters<T>()."""
+    return 2 * clusters // k["kCluster"]
+
+
 def tile_spec(k, clusters):
-    """common/split_k.h's TileSpec of a tile (tensor_core_figures' dict): its slots are the
-    blocks of the resident clusters (the chapter's spec_of)."""
+    """common/split_k.h's TileSpec of a tile (tensor_core_figures' dict), as the chapter's spec_of
+    makes it: its slots are the blocks of its resident clusters."""
     return {"block_m": k["kBlockM"], "block_n": k["kBlockN"], "block_k": k["kBlockK"],
-            "stages": k["kStages"], "slots": clusters * k["kCluster"]}
+            "stages": k["kStages"], "slots": resident_clusters(k, clusters) * k["kCluster"]}
 
 
-def cluster_launch(kernel, m, n, k_dim, clusters, split_k=True, group_rows=None):
-    """What the chapter's launcher does for m x n x k when `clusters` clusters of either tile are
-    resident on an H100 (H100_SMS SMs): the tile and K slices of sgemm::plan_tiles (SGEMM_SPLIT_K
-    is `split_k`), the Schedule (the launcher's own expressions; `group_rows` replaces its
+def tile_rate(k, model):
+    """The chapter's tile_rate<T>(): FLOP per SM clock of tile k's K steps, at most the tensor
+    cores' and at most as fast as shared memory moves a K step's bytes (each consumer's wgmma
+    reads its A^T rows, its fragment loads its B^T columns, TMA writes a quarter stage)."""
+    flop = 2.0 * k["kBlockM"] * k["kBlockN"] * k["kWgmmaK"]
+    moved = (k["kConsumers"] * (k["kBlockM"] + k["kWgmmaM"]) * k["kWgmmaK"] * 4
+             + k["kStageBytes"] // k["kKSteps"])
+    return min(model["flop_per_clock"], model["shared_bytes_per_clock"] * flop / moved)
+
+
+def tile_split(k, m, n, k_dim, clusters, split_k=True):
+    """The chapter's split_k_of<T>(p): (splits, k_slice) of common/split_k.h's plan_split_k,
+    or one slice with SGEMM_SPLIT_K 0 (`split_k` false)."""
+    spec = tile_spec(k, clusters)
+    if not split_k:
+        return 1, k_dim
+    return plan_split_k(tiles_of(m, n, spec), spec["slots"], k_dim, spec["block_k"],
+                        spec["stages"])
+
+
+def plan_clocks(kernel, name, m, n, k_dim, clusters, split_k=True):
+    """The chapter's plan_clocks<T>(p) for tile `name`, with its parts: {"split", "macs" (the
+    busiest SM's multiply-adds, sgemm::plan_cost over the H100's SMs), "rate" (tile_rate),
+    "compute" (2 x macs / rate), "c_bytes" (C once, or with K slices each slice written and read
+    back and C written), "dram" (c_bytes / DRAM_BYTES_PER_CLOCK), "clocks" (their sum)}."""
+    k = kernel["tiles"][name]
+    split = tile_split(k, m, n, k_dim, clusters, split_k)
+    macs = plan_cost(tiles_of(m, n, tile_spec(k, clusters)), H100_SMS, k["kBlockM"],
+                     k["kBlockN"], split)
+    rate = tile_rate(k, kernel["model"])
+    c_bytes = (2 * split[0] + 1 if split[0] > 1 else 1) * m * n * 4
+    parts = {"split": split, "macs": macs, "rate": rate, "compute": 2 * macs / rate,
+             "c_bytes": c_bytes, "dram": c_bytes / DRAM_BYTES_PER_CLOCK}
+    parts["clocks"] = parts["compute"] + parts["dram"]
+    return parts
+
+
+def launcher_tile(kernel, m, n, k_dim, clusters, split_k=None):
+    """The chapter's with_tile with its default switches, copied (read_model holds the source's
+    to it): (the tile it picks, why in a few words, {tile: plan_clocks} of MODEL_TILES where its
+    model decides, else None). `split_k` defaults to the source's SGEMM_SPLIT_K."""
+    if split_k is None:
+        split_k = bool(kernel["k"].get("SGEMM_SPLIT_K"))
+    main, small, short = (kernel["tiles"][t] for t in MODEL_TILES)
+    one_column = n <= main["kBlockN"]
+    if m <= short["kBlockM"]:
+        return "ShortTile", f"M = {m} <= {short['kBlockM']}: the {short['kBlockM']}-row tile", None
+    if one_column and m <= small["kBlockM"]:
+        return ("ShortTile", f"M = {m} <= {small['kBlockM']} and N = {n} <= {main['kBlockN']}: "
+                f"the {short['kBlockM']}-row tile", None)
+    if one_column:
+        return ("SoloTile", f"N = {n} <= {main['kBlockN']}: one column of tiles, unpaired big "
+                "tiles", None)
+    if m <= small["kBlockM"]:
+        return "SmallTile", f"M = {m} <= {small['kBlockM']}: the {small['kBlockM']}-row tile", None
+    big = tiles_of(m, n, tile_spec(main, clusters))
+    if big >= H100_SMS:
+        return "MainTile", f"{big} big tiles >= {H100_SMS} SMs: the big tile", None
+    model = {t: plan_clocks(kernel, t, m, n, k_dim, clusters, split_k) for t in MODEL_TILES}
+    clocks = {t: parts["clocks"] for t, parts in model.items()}
+    if clocks["ShortTile"] < clocks["MainTile"] and clocks["ShortTile"] < clocks["SmallTile"]:
+        pick = "ShortTile"
+    else:
+        pick = "SmallTile" if clocks["SmallTile"] < clocks["MainTile"] else "MainTile"
+    return pick, f"{big} big tiles < {H100_SMS} SMs: the model's fastest", model
+
+
+# with_tile's calls, as names source_tile gives values (a tile's constant X::kName too).
+WITH_TILE_CALLS = ((r"\bplan_clocks\s*<\s*(\w+)\s*>\s*\(\s*p\s*\)", r"clocks__\1"),
+                   (r"\b(?:sgemm::)?tiles_of\s*\(\s*p\s*,\s*spec_of\s*<\s*(\w+)\s*>\s*\(\s*\)"
+                    r"\s*\)", r"tiles__\1"),
+                   (r"\b(?:sgemm::)?sm_count\s*\(\s*\)", "sms"),
+                   (r"\bf\s*\(\s*(\w+)\s*\{\s*\}\s*\)", r"pick__\1"),
+                   (r"\b(\w+)::(k\w+)", r"\1__\2"),
+                   (r"\bp\.(\w+)", r"p_\1"))
+
+
+def closing(text, at):
+    """Where the bracket opening at text[at] is closed: the index after it."""
+    depth = 0
+    for i in range(at, len(text)):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    raise Unknown(f"no end to {text[at:at + 40]!r}")
+
+
+def statement_end(text, at):
+    """Where the statement starting at text[at] ends: after its block's braces, or after its
+    `;` outside brackets."""
+    if text[at] == "{":
+        return closing(text, at)
+    depth = 0
+    for i in range(at, len(text)):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(text[i], 0)
+        if depth == 0 and text[i] == ";":
+            return i + 1
+    raise Unknown(f"no end to {text[at:at + 40]!r}")
+
+
+def run_block(text, names):
+    """Runs C++ statements: `if (c) <statement or block>`, `<type> x = e;` and `return e;`.
+    The value returned, or None when the block ends without a return."""
+    at = 0
+    while text[at:].strip():
+        at += len(text[at:]) - len(text[at:].lstrip())
+        branch = re.match(r"if\s*\(", text[at:])
+        if branch:
+            close = closing(text, at + branch.end() - 1)
+            start = close + len(text[close:]) - len(text[close:].lstrip())
+            end = statement_end(text, start)
+            if evaluate(text[at + branch.end():close - 1], names):
+                inner = text[start + 1:end - 1] if text[start] == "{" else text[start:end]
+                value = run_block(inner, names)
+                if value is not None:
+                    return value
+            at = end
+            continue
+        end = statement_end(text, at)
+        statement = text[at:end - 1].strip()
+        declared = re.fullmatch(r"(?:const\s+)?(?:bool|int|double|auto)\s+(\w+)\s*=\s*(.+)",
+                                statement, flags=re.S)
+        returned = re.fullmatch(r"return\s+(.+)", statement, flags=re.S)
+        if declared:
+            names[declared.group(1)] = evaluate(declared.group(2), names)
+        elif returned:
+            return evaluate(returned.group(1), names)
+        else:
+            raise Unknown(f"`{statement}`")
+        at = end
+    return None
+
+
+def source_tile(kernel, m, n, k_dim, clusters):
+    """The tile the source's with_tile picks for m x n x k: its statements run, with the integer
+    macros, the tiles' constants, plan_clocks<T>(p) the figures' copy of the model, sgemm::tiles_of
+    and sm_count() the H100's."""
+    names = dict(kernel["macros"], p_m=m, p_n=n, p_k=k_dim, sms=H100_SMS)
+    split_k = bool(kernel["k"].get("SGEMM_SPLIT_K"))
+    for code, (name, k) in enumerate(kernel["tiles"].items()):
+        names.update({f"{name}__{c}": v for c, v in k.items()})
+        names[f"pick__{name}"] = code
+        names[f"tiles__{name}"] = tiles_of(m, n, tile_spec(k, clusters))
+        if name in MODEL_TILES:
+            names[f"clocks__{name}"] = plan_clocks(kernel, name, m, n, k_dim, clusters,
+                                                   split_k)["clocks"]
+    body = kernel["model"]["with_tile"]
+    for pattern, replacement in WITH_TILE_CALLS:
+        body = re.sub(pattern, replacement, body)
+    try:
+        picked = run_block(body, names)
+    except Unknown as error:
+        raise UsageError(f"{kernel['source']}: with_tile: cannot run {error} for {m} x {n} x "
+                         f"{k_dim}") from None
+    return next((name for code, name in enumerate(kernel["tiles"]) if code == picked),
+                f"no tile ({picked})")
+
+
+def cluster_launch(kernel, m, n, k_dim, clusters, split_k=None, group_rows=None, tile=None):
+    """What the chapter's launcher does for m x n x k when the GPU runs `clusters` pairs (one
+    block per SM; the H100's H100_SMS SMs): the tile of launcher_tile (or `tile`, one of
+    LAUNCHER_TILES), its K slices (split_k_of; SGEMM_SPLIT_K is `split_k`, by default the
+    source's), the Schedule (the launcher's own expressions; `group_rows` replaces its
     group_rows), the clusters launched (a persistent launch: at most the resident ones) and the
     walk: [(u, cluster, round, tile_m, pair_n, slice)], cluster c taking units c, c + launched,
-    ... . Returns {"small", "tile" (the tile's constants), "splits", "k_slice", "fields",
-    "units", "launched", "rounds", "walk"}."""
-    small, (splits, k_slice) = plan_tiles(m, n, k_dim, tile_spec(kernel["k"], clusters),
-                                          tile_spec(kernel["small"], clusters), H100_SMS,
-                                          split_k)
-    tile = kernel["small"] if small else kernel["k"]
-    names = dict(tile, p_m=m, p_n=n, p_k=k_dim, split_splits=splits, split_k_slice=k_slice)
+    ... . Returns {"name", "why", "model" (launcher_tile's), "tile" (the tile's constants),
+    "splits", "k_slice", "fields", "units", "resident", "launched", "rounds", "walk"}."""
+    if split_k is None:
+        split_k = bool(kernel["k"].get("SGEMM_SPLIT_K"))
+    name, why, model = launcher_tile(kernel, m, n, k_dim, clusters, split_k)
+    if tile is not None:
+        name = tile
+    k = kernel["tiles"][name]
+    splits, k_slice = tile_split(k, m, n, k_dim, clusters, split_k)
+    names = dict(k, p_m=m, p_n=n, p_k=k_dim, split_splits=splits, split_k_slice=k_slice)
     fields = {}
     for field in SCHEDULE_FIELDS:
         expression = re.sub(r"\b(p|split)\.(\w+)", r"\1_\2", kernel["assign"][field])
@@ -667,14 +951,15 @@ def cluster_launch(kernel, m, n, k_dim, clusters, split_k=True, group_rows=None)
     if group_rows is not None:
         fields["group_rows"] = group_rows
     units = fields["tiles_m"] * fields["pairs_n"] * fields["splits"]
-    launched = min(units, clusters)
+    resident = resident_clusters(k, clusters)
+    launched = min(units, resident)
     walk = []
     for u in range(units):
         w = schedule_unit(kernel, fields, u)
         walk.append((u, u % launched, u // launched, w["tile_m"], w["pair_n"], w["slice"]))
-    return {"small": small, "tile": tile, "splits": splits, "k_slice": k_slice,
-            "fields": fields, "units": units, "launched": launched,
-            "rounds": ceil_div(units, launched), "walk": walk}
+    return {"name": name, "why": why, "model": model, "tile": k, "splits": splits,
+            "k_slice": k_slice, "fields": fields, "units": units, "resident": resident,
+            "launched": launched, "rounds": ceil_div(units, launched), "walk": walk}
 
 
 def round_reach(launch, n, round_=0):
