@@ -14,18 +14,23 @@ make_fragment_plan, run for every lane; 11's main loop, as the operations of its
 its `step` lambda (issue, prepare, multiply, wgmma_wait, __syncthreads), played out in that order;
 12's producer (thread 0 alone issues) and its consumers' hand-back (wgmma_wait<N>, then an arrival
 on the empty mbarrier of tile t - N); and the swizzle and out-of-bounds fill common/tma.h asks the
-copy engine for. From 13: the same struct evaluated for `using SmallTile = <Struct><values>;`, the
-full mbarrier's expect_tx bytes, the multicast's mask, the consumers' arrival on every rank's
-empty mbarrier, the walk of the units (cluster c takes c, c + clusters, ...), the launcher's
-`schedule.<field> = ...` expressions and the body of Schedule::unit, run for every unit; the tile
-and K slices are sgemm::plan_tiles' (common/split_k.h, its Python copy in tensor_core_figures.py).
+copy engine for. From 13: the same struct evaluated for each of the launcher's tiles (`using
+SmallTile = <Struct><values>;`, SoloTile, ShortTile; a parameter an alias leaves out takes its
+default), the full mbarrier's expect_tx bytes, the multicast's mask, the consumers' arrival on
+every rank's empty mbarrier, the walk of the units (cluster c takes c, c + clusters, ...), the
+launcher's `schedule.<field> = ...` expressions and the body of Schedule::unit, run for every unit;
+the tile and K slices are those of the launcher's with_tile and split_k_of, copied here
+(launcher_tile, plan_clocks; common/split_k.h's plan in tensor_core_figures.py) and held to the
+source: the statements of its model, the rates tile_rate's static_assert quotes, and with_tile
+itself, run on shapes that take each of its branches.
 From 14: the struct evaluated for `using PairTile = <Struct><SGEMM_TILE, SGEMM_CLUSTER>;`,
 kSplittingWarps and the split mbarrier's arrivals, SGEMM_SPLIT_A's rule (kSplitWide,
 kSplitNarrow and split_narrow's bound on N), the full mbarrier's expect_tx for the pass and for
 the producer's split, the step lambda's wgmma (operands and scale-d, evaluated per k-step) and
 the promote condition of `after`, evaluated for every K tile.
 No GPU is needed; 13's figures assume the clusters the GPU holds at once (--clusters, default 66:
-the H100's 132 SMs in pairs).
+the H100's 132 SMs in pairs; as many unpaired blocks as paired ones) and, for the launcher's
+model, the H100's data sheet (132 SMs at 1980 MHz, HBM3 at 2619 MHz on 5120 bits).
 Every figure carries what it was drawn from (a PNG text chunk, as figures.py's figures do), so the
 host test sees a committed figure that no longer matches its source (out_of_date()).
 
@@ -51,8 +56,9 @@ host test sees a committed figure that no longer matches its source (out_of_date
                                            shares, each multicast into both; the full mbarrier's
                                            bytes, the empty one's arrivals from both blocks
   13_persistent_clusters/figures/split_k.png
-                                           two small-C shapes: the tile, K slices and units over
-                                           the clusters, with and without split-K
+                                           two small-C shapes: the three tiles the launcher's
+                                           model weighs, each with its K slices and units over
+                                           the blocks, the model's clocks, the one it picks
   14_3xtf32_hopper/figures/split.png       one stage [A big | A small | B's boxes] and who writes
                                            each part (the pass, or TMA and the producer's idle
                                            warps); one consumer warpgroup's K tiles: three wgmma
@@ -293,39 +299,45 @@ def struct_constants(struct, params, values, macros, source, label):
 
 def alias_struct(text, source, defines, user):
     """The template struct an alias names and the values it gives it: `using <user> =
-    <Struct><arguments>;`, each argument a number or an integer macro, SGEMM_TILE its list
-    (MainTile's <SGEMM_TILE>, 13's <SGEMM_TILE, 1> and <64, 2, 9, 1>, 14's PairTile <SGEMM_TILE,
-    SGEMM_CLUSTER>). The parameters the alias leaves out take their defaults (13's `int
-    kCluster_ = SGEMM_CLUSTER`), evaluated with the integer macros: figures.template_struct,
-    which checks the count, reads no defaults. Returns (parameter names, the struct's match, the
-    values)."""
+    <Struct><arguments>;` (MainTile's <SGEMM_TILE>, 13's <SGEMM_TILE, 1> and <64, 2, 9, 1>,
+    14's PairTile <SGEMM_TILE, SGEMM_CLUSTER>), read by struct_values. Returns (parameter names,
+    the struct's match, the values)."""
     alias = re.search(r"\busing\s+" + user + r"\s*=\s*(\w+)\s*<([^;<>]*)>\s*;", text)
     if not alias:
         raise UsageError(f"{source}: no `using {user} = <Struct><...>;` says what {user}'s "
                          "template values are")
+    given = "SGEMM_TILE has" if user == "MainTile" else f"{user} gives"
+    return struct_values(text, source, defines, alias.group(1), alias.group(2), user, given)
+
+
+def struct_values(text, source, defines, name, arguments, user, given):
+    """The template struct `name` and the values `arguments` (the text between its angle
+    brackets) give it: each argument a number or an integer macro, SGEMM_TILE its list. The
+    parameters left out take their defaults (13's `int kCluster_ = SGEMM_CLUSTER`), evaluated
+    with the integer macros: figures.template_struct, which checks the count (`given` says who
+    gives the values), reads no defaults. Returns (parameter names, the struct's match, the
+    values)."""
     values = []
-    for arg in alias.group(2).split(","):
+    for arg in arguments.split(","):
         arg = defines.get(arg.strip(), arg.strip())
         try:
             values += [int(v) for v in arg.split(",")]
         except ValueError:
             raise UsageError(f"{source}: {user}'s template argument {arg} is not a list of "
                              "integers") from None
-    head = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(alias.group(1)) + r"\s*\{",
-                     text)
+    head = re.search(r"template\s*<([^>]*)>\s*struct\s+" + re.escape(name) + r"\s*\{", text)
     params = [p.strip() for p in head.group(1).split(",")] if head else []
     macros = {n: int(v) for n, v in defines.items() if re.fullmatch(r"-?\d+", v)}
     for param in params[len(values):]:
-        name, _, default = param.partition("=")
+        parameter, _, default = param.partition("=")
         if not default.strip():
             break  # template_struct says the count is short
         try:
             values.append(evaluate(default, macros))
         except Unknown:
-            raise UsageError(f"{source}: cannot evaluate the default of {alias.group(1)}'s "
-                             f"template parameter {name.split()[-1]}: {default.strip()}") from None
-    given = "SGEMM_TILE has" if user == "MainTile" else f"{user} gives"
-    _, struct = template_struct(text, source, alias.group(1), len(values), given)
+            raise UsageError(f"{source}: cannot evaluate the default of {name}'s template "
+                             f"parameter {parameter.split()[-1]}: {default.strip()}") from None
+    _, struct = template_struct(text, source, name, len(values), given)
     return [p.partition("=")[0].split()[-1] for p in params], struct, values
 
 
@@ -336,12 +348,12 @@ def read_kernel(source, required, rounded_before=True, user="MainTile"):
     integer macros alone, "struct": the tile struct's match and "params" its template
     parameters, "arrivals": {mbarrier: arrivals per phase}, "barrier_ops": the mbarrier
     operations, "wgmma": (m, n, k), "plan": make_fragment_plan's (parameters, statements),
-    "defines": every #define's text, "text": the compiled code}; the struct is the one `using MainTile = <Struct><SGEMM_TILE>;`
-    names, or with another `user`, `using <user> = <Struct><SGEMM_TILE, ...>;` (alias_struct;
-    either may leave parameters that have defaults out).
-    Raises UsageError (one line) when a value in `required` cannot be
-    found, a static_assert of the struct fails for the default tile, or, with `rounded_before`,
-    the launcher does not round A before the GEMM (what 11's and 12's figures draw)."""
+    "defines": every #define's text, "text": the compiled code}; the struct is the one `using
+    MainTile = <Struct><SGEMM_TILE>;` names, or with another `user`, `using <user> =
+    <Struct><SGEMM_TILE, ...>;` (alias_struct: either may leave out parameters that have
+    defaults). Raises UsageError (one line) when a value in `required` cannot be found, a
+    static_assert of the struct fails for the default tile, or, with `rounded_before`, the
+    launcher does not round A before the GEMM (what 11's and 12's figures draw)."""
     text, defines = preprocess(source)
     tile = defines.get("SGEMM_TILE")
     if tile is None:
@@ -680,13 +692,13 @@ MODEL_STATEMENTS = (
     ("plan_clocks", "const double c_bytes=(split.splits>1?2.0*split.splits+1:1.0)*p.m*p.n*4;"),
     ("plan_clocks", "return 2*macs/rate+c_bytes/dram_bytes_per_clock;"),
 )
-# Shapes on which cluster_kernel runs the source's with_tile against launcher_tile: each rule
-# (M <= 64; M <= 128 and N <= 128; N <= 128; M <= 128; a wave of big tiles) and each of the
-# model's three answers (1024 x 1024 x 65536: the big tile, 512 x 4096 x 4096: the 128-row one,
-# 1024^3: the 64-row one), besides the shapes the figures draw.
-PROBE_SHAPES = ((64, 4096, 4096), (16, 4096, 14336), (100, 128, 4096), (1000, 100, 4096),
-                (128, 4096, 4096), (4096, 4096, 4096), (512, 4096, 4096), (1024, 1024, 65536),
-                (1024, 1024, 1024), (300, 130, 5000), (1000, 3000, 300))
+# Shapes on which read_model runs the source's with_tile against launcher_tile: M and N on both
+# sides of each rule's bound (64 and 128 rows, 128 columns), between and past them, K short and
+# long, so that each rule and each of the model's three answers is taken (1024 x 1024 x 65536:
+# the big tile; 512 x 4096 x 4096: the 128-row one; 1024^3: the 64-row one), besides the shapes
+# the figures draw.
+PROBE_SHAPES = tuple((m, n, k) for m in (16, 64, 65, 128, 129, 200, 256, 257, 512, 1024, 4096)
+                     for n in (64, 128, 129, 256, 1024, 4096) for k in (1024, 4096, 65536))
 
 
 def normalized(code):
@@ -705,13 +717,13 @@ def function_body(text, name, source):
 
 def read_model(kernel):
     """The launcher's choice of tile, read and checked: kernel["model"] = {"flop_per_clock",
-    "shared_bytes_per_clock" (kTensorFlopPerClock, kSharedBytesPerClock), "rates" ({tile: the
-    FLOP per clock tile_rate's static_assert quotes}), "with_tile" (its body)}. Raises UsageError
-    (one line) where the source no longer says what the copies here compute: the default switches
-    the copy of with_tile assumes (SGEMM_NARROW, SGEMM_SHORT_ROWS, SGEMM_PLAN_MODEL 1), a
-    statement of MODEL_STATEMENTS, a rate of tile_rate's static_assert, or the tile the source's
-    with_tile picks for one of PROBE_SHAPES and the figures' shapes (source_tile against
-    launcher_tile)."""
+    "shared_bytes_per_clock" (kTensorFlopPerClock, kSharedBytesPerClock), "with_tile" (its
+    body)}. Raises UsageError (one line) where the source no longer says what the copies here
+    compute: the default switches the copy of with_tile assumes (SGEMM_NARROW, SGEMM_SHORT_ROWS,
+    SGEMM_PLAN_MODEL 1), a statement of MODEL_STATEMENTS, a rate tile_rate's static_assert quotes
+    (each tile it names, an alias or the struct's instance, against tile_rate here), or the tile
+    the source's with_tile picks for one of PROBE_SHAPES and the figures' shapes (source_tile
+    against launcher_tile)."""
     k, source, text = kernel["k"], kernel["source"], kernel["text"]
     off = [s for s in ("SGEMM_NARROW", "SGEMM_SHORT_ROWS", "SGEMM_PLAN_MODEL") if not k.get(s)]
     if off:
@@ -729,20 +741,31 @@ def read_model(kernel):
         if statement not in bodies[function]:
             raise UsageError(f"{source}: {function} no longer says `{statement}`: the figures' "
                              f"copy of the launcher's model ({SCRIPT}) needs the same change")
-    quoted = re.search(r"static_assert\s*\(([^;]*\btile_rate\s*<[^;]*)\)\s*;", text)
-    rates = {name: int(value) for name, value in re.findall(
-        r"\btile_rate\s*<\s*(\w+)\s*>\s*\(\s*\)\s*\)?\s*==\s*(\d+)", quoted.group(1) if quoted
-        else "")}
+    assertion = re.search(r"static_assert\s*\(([^;]*\btile_rate\s*<[^;]*)\)\s*;", text)
+    rates = re.findall(r"\btile_rate\s*<\s*(\w+(?:\s*<[^<>]*>)?)\s*>\s*\(\s*\)\s*\)?\s*==\s*"
+                       r"(\d+)", assertion.group(1) if assertion else "")
+    if not rates:
+        raise UsageError(f"{source}: no static_assert quotes tile_rate<T>() (`tile_rate<T>() == "
+                         "<FLOP per clock>`), which the figures' copy of tile_rate is held to")
     kernel["model"] = {"flop_per_clock": float(constants["kTensorFlopPerClock"]),
                        "shared_bytes_per_clock": float(constants["kSharedBytesPerClock"]),
-                       "rates": rates,
                        "with_tile": function_body(text, "with_tile", source)}
-    for name in MODEL_TILES:
-        ours = tile_rate(kernel["tiles"][name], kernel["model"])
-        if rates.get(name) != int(ours):
-            raise UsageError(f"{source}: tile_rate's static_assert quotes {name} at "
-                             f"{rates.get(name, 'no rate')} FLOP per clock, the figures' copy of "
-                             f"tile_rate computes {int(ours)}")
+    for tile, value in rates:
+        struct = re.fullmatch(r"(\w+)\s*<(.*)>", tile)
+        if struct:  # an instance of the struct, as the static_assert names it
+            params, match, values = struct_values(text, source, kernel["defines"],
+                                                  struct.group(1), struct.group(2), tile,
+                                                  f"{tile} gives")
+            quoted = struct_constants(match, params, values, kernel["macros"], source, tile)
+        elif tile in kernel["tiles"]:
+            quoted = kernel["tiles"][tile]
+        else:
+            raise UsageError(f"{source}: tile_rate's static_assert quotes {tile}, not a tile "
+                             f"the figures know ({', '.join(LAUNCHER_TILES)})")
+        ours = tile_rate(quoted, kernel["model"])
+        if int(ours) != int(value):
+            raise UsageError(f"{source}: tile_rate's static_assert quotes {tile} at {value} "
+                             f"FLOP per clock, the figures' copy of tile_rate computes {int(ours)}")
     for m, n, k_dim in PROBE_SHAPES + SPLIT_SHAPES_13 + (SCHEDULE_PROBLEM,):
         want = launcher_tile(kernel, m, n, k_dim, RESIDENT_CLUSTERS)[0]
         got = source_tile(kernel, m, n, k_dim, RESIDENT_CLUSTERS)
@@ -829,7 +852,8 @@ def launcher_tile(kernel, m, n, k_dim, clusters, split_k=None):
         pick = "ShortTile"
     else:
         pick = "SmallTile" if clocks["SmallTile"] < clocks["MainTile"] else "MainTile"
-    return pick, f"{big} big tiles < {H100_SMS} SMs: the model's fastest", model
+    return pick, (f"M = {m} > {small['kBlockM']}, N = {n} > {main['kBlockN']}, {big} big tiles < "
+                  f"{H100_SMS} SMs: the model's least clocks"), model
 
 
 # with_tile's calls, as names source_tile gives values (a tile's constant X::kName too).
@@ -893,7 +917,7 @@ def run_block(text, names):
         elif returned:
             return evaluate(returned.group(1), names)
         else:
-            raise Unknown(f"`{statement}`")
+            raise Unknown(f"`{statement}` is no declaration, if or return")
         at = end
     return None
 
@@ -917,8 +941,8 @@ def source_tile(kernel, m, n, k_dim, clusters):
     try:
         picked = run_block(body, names)
     except Unknown as error:
-        raise UsageError(f"{kernel['source']}: with_tile: cannot run {error} for {m} x {n} x "
-                         f"{k_dim}") from None
+        raise UsageError(f"{kernel['source']}: with_tile, run for {m} x {n} x {k_dim}: "
+                         f"{error}") from None
     return next((name for code, name in enumerate(kernel["tiles"]) if code == picked),
                 f"no tile ({picked})")
 
@@ -1250,10 +1274,12 @@ def ops_text(ops):
 
 def launch_digest(launch, tiles=True):
     """What a drawing of the launch shows: its plan and its walk (without where each unit's tiles
-    lie, when `tiles` is false: split_k.png draws only the clusters' units and their slices)."""
+    lie, when `tiles` is false: split_k.png draws only the clusters' units and their slices). The
+    tile is named by whether it is SmallTile, as when the launcher had two tiles: the stamps of
+    the figures that draw the big tile stay as they were."""
     walk = launch["walk"] if tiles else [(c, r, z) for _, c, r, _, _, z in launch["walk"]]
-    return digest([launch["small"], launch["splits"], launch["k_slice"], launch["launched"],
-                   walk])
+    return digest([launch["name"] == "SmallTile", launch["splits"], launch["k_slice"],
+                   launch["launched"], walk])
 
 
 def signatures(root, clusters=None):
@@ -1289,12 +1315,14 @@ def signatures(root, clusters=None):
         FIGURES[5]: (f"13_persistent_clusters: {fields_text(cl, MULTICAST_DRAWS)}; arrivals "
                      f"{ {bar: cl['arrivals'][bar] for bar in ('full', 'empty')} }; expect_tx "
                      f"{cl['expect_tx']}; multicast mask {cl['mask']}"),
-        FIGURES[6]: (f"13_persistent_clusters: {fields_text(cl, SPLIT_DRAWS)}; SmallTile "
-                     f"{fields_text({'k': cl['small']}, SPLIT_DRAWS)}; {clusters} resident "
-                     f"clusters of {H100_SMS} SMs assumed; shapes {SPLIT_SHAPES_13}: plans sha256 "
-                     + digest([launch_digest(cluster_launch(cl, *shape, clusters, split_k=on),
-                                             tiles=False)
-                               for shape in SPLIT_SHAPES_13 for on in (False, True)])),
+        FIGURES[6]: ("13_persistent_clusters: "
+                     + "; ".join(f"{t} {fields_text({'k': cl['tiles'][t]}, SPLIT_DRAWS)}"
+                                 for t in MODEL_TILES)
+                     + f"; {model_text(cl)}; {clusters} resident clusters of {H100_SMS} SMs "
+                     f"assumed; shapes {SPLIT_SHAPES_13}: plans sha256 "
+                     + digest([(pick, why, [(launch_digest(launch, tiles=False), parts)
+                                            for launch, parts in launches])
+                               for pick, why, launches in split_k_plans(cl, clusters)])),
         FIGURES[7]: (f"14_3xtf32_hopper: {fields_text(sp, SPLIT_FIELDS)}; kSplittingWarps "
                      f"{sp['splitting']}; arrivals {sp['arrivals']}; expect_tx "
                      f"{sp['expect_tx']}; split by the producer where N <= {sp['narrow']}; "
@@ -2437,108 +2465,143 @@ def draw_multicast(plt, kernel, out):
 
 # ---- 13_persistent_clusters/figures/split_k.png -------------------------------------------------
 
-# The small-C shapes split_k.png draws: (m, n, k).
-SPLIT_SHAPES_13 = ((1024, 1024, 65536), (16, 4096, 14336))
+# The small-C shapes split_k.png draws, (m, n, k): below one wave of big tiles the launcher's model
+# picks the big tile with K slices for the first, the 64-row tile without slices for the second.
+SPLIT_SHAPES_13 = ((1024, 1024, 65536), (1024, 1024, 1024))
+PICKED = "#1a7f37"  # the frame of the tile the launcher picks
 
 
-def split_panel(ax, launch, m, n, k_dim, clusters, title, x_max):
-    """Clusters (rows) and their units over the work of one of their SMs (multiply-adds: a tile
-    times its slice's depth), coloured by K slice."""
-    tile = launch["tile"]
-    bm, bn = tile["kBlockM"], tile["kBlockN"]
-    k_slice, splits = launch["k_slice"], launch["splits"]
-    done = [0] * clusters
-    for _, c, _, _, _, slice_ in launch["walk"]:
+def split_panel(ax, launch, parts, m, n, k_dim, x_max, picked):
+    """One block (SM) a row, its units as bars as long as the model's clocks (a tile x its K
+    slice at the tile's rate), coloured by K slice; the busiest SM (plan_cost) dashed, then C's
+    DRAM bytes hatched: plan_clocks' two terms."""
+    tile, fields = launch["tile"], launch["fields"]
+    bm, bn, cluster = tile["kBlockM"], tile["kBlockN"], tile["kCluster"]
+    k_slice, splits, rate = launch["k_slice"], launch["splits"], parts["rate"]
+    slots = launch["resident"] * cluster
+    done = [0.0] * slots
+    for _, c, _, _, pair_n, slice_ in launch["walk"]:
         depth = min(k_dim, (slice_ + 1) * k_slice) - slice_ * k_slice
-        work = bm * bn * depth / 1e6
-        ax.barh(c, work, left=done[c], height=0.8, color=ROUND_COLOURS[slice_ % 8], alpha=0.75,
-                edgecolor="white", lw=0.3)
-        done[c] += work
-    ax.set_xlim(0, x_max * 1.02)
-    ax.set_ylim(clusters - 0.5, -0.5)
-    ax.set_yticks(range(0, clusters, 10))
+        for rank in range(cluster):
+            if (pair_n * cluster + rank) * bn >= n:
+                continue  # a block whose tile lies past N multiplies nothing
+            block = c * cluster + rank
+            clocks = 2 * bm * bn * depth / rate
+            ax.barh(block, clocks, left=done[block], height=0.8,
+                    color=ROUND_COLOURS[slice_ % 8], alpha=0.75, lw=0)
+            done[block] += clocks
+    ax.axvline(parts["compute"], color="#1f2328", lw=0.9, ls="--")
+    ax.axvspan(parts["compute"], parts["clocks"], ymin=0.25, facecolor=LIGHT, edgecolor=GREY,
+               hatch="///", lw=0.5)
+    spare = slots // 3  # room under the blocks for the model's sum
+    ax.set_xlim(0, x_max)
+    ax.xaxis.set_major_formatter("{x:,.0f}")
+    ax.set_ylim(slots + spare, -0.5)
+    ax.set_yticks(range(0, slots, 22))
     ax.tick_params(labelsize=7.5)
-    ax.set_ylabel(f"cluster (of {clusters})", fontsize=8.5)
-    ax.set_xlabel("multiply-adds per SM (millions): a tile of each unit x its K slice",
-                  fontsize=8.5)
-    f = launch["fields"]
-    ax.set_title(f"{title}: {bm} x {bn} tiles, "
+    ax.set_ylabel(f"block (one per SM, {slots})", fontsize=8.5)
+    ax.set_xlabel("SM clocks, the launcher's model", fontsize=8.5)
+    factor = 2 * splits + 1 if splits > 1 else 1
+    ax.text(0.98, 0.03, f"plan_clocks: 2 x {parts['macs'] / 1e6:,.0f} M multiply-adds / "
+            f"{rate:,.0f} FLOP per clock\n+ {factor} x {mib(m * n * 4)} of C / "
+            f"{DRAM_BYTES_PER_CLOCK:,.0f} bytes per clock\n= {parts['compute']:,.0f} + "
+            f"{parts['dram']:,.0f} = {parts['clocks']:,.0f} clocks"
+            + ("\nthe least: the launcher's pick" if picked else ""),
+            transform=ax.transAxes, ha="right", va="bottom", fontsize=8.5,
+            fontweight="bold" if picked else "normal",
+            bbox=dict(facecolor="white", edgecolor=PICKED if picked else GREY, pad=4))
+    if picked:
+        for side in ax.spines.values():
+            side.set_edgecolor(PICKED)
+            side.set_linewidth(2.5)
+    rounds = launch["rounds"]
+    ax.set_title(f"{launch['name']}, {bm} x {bn}, {'pairs' if cluster > 1 else 'unpaired'}: "
                  + (f"{splits} K slices of {k_slice}" if splits > 1 else "K not split")
-                 + f"\n{launch['units']} units = {f['tiles_m']} tile rows x {f['pairs_n']} pairs"
-                 f" x {splits} slice{'s' if splits > 1 else ''} on {launch['launched']} of "
-                 f"{clusters} clusters, {launch['rounds']} "
-                 f"round{'s' if launch['rounds'] > 1 else ''}; busiest SM {max(done):,.0f} M",
-                 fontsize=9, loc="left")
-    return max(done)
+                 + f"\n{launch['units']} units = {fields['tiles_m']} tile rows x "
+                 f"{fields['pairs_n']} {'pair' if cluster > 1 else 'tile'} columns x {splits} "
+                 f"slice{'s' if splits > 1 else ''} on {launch['launched']} of "
+                 f"{launch['resident']} clusters, {rounds} round{'s' if rounds > 1 else ''}",
+                 fontsize=9, loc="left", color=PICKED if picked else "#1f2328")
 
 
-def tile_costs(kernel, m, n, k_dim, clusters, split_k):
-    """[(tile, sgemm::plan_cost of its plan)] for the big and the small tile, as plan_tiles
-    weighs them (only when the big tiles do not fill the GPU)."""
-    out = []
-    for k in (kernel["k"], kernel["small"]):
-        spec = tile_spec(k, clusters)
-        tiles = tiles_of(m, n, spec)
-        split = (plan_split_k(tiles, spec["slots"], k_dim, spec["block_k"], spec["stages"])
-                 if split_k else (1, k_dim))
-        out.append((f"{spec['block_m']} x {spec['block_n']}",
-                    plan_cost(tiles, H100_SMS, spec["block_m"], spec["block_n"], split)))
-    return out
+def split_k_plans(kernel, clusters):
+    """For each of SPLIT_SHAPES_13: (the launcher's pick, why, [(the launch of each of
+    MODEL_TILES, its plan_clocks)])."""
+    split_k = bool(kernel["k"].get("SGEMM_SPLIT_K"))
+    plans = []
+    for m, n, k_dim in SPLIT_SHAPES_13:
+        pick, why, _ = launcher_tile(kernel, m, n, k_dim, clusters)
+        plans.append((pick, why, [(cluster_launch(kernel, m, n, k_dim, clusters, tile=name),
+                                   plan_clocks(kernel, name, m, n, k_dim, clusters, split_k))
+                                  for name in MODEL_TILES]))
+    return plans
+
+
+def model_text(kernel):
+    model = kernel["model"]
+    return (f"model {model['flop_per_clock']:g} FLOP and {model['shared_bytes_per_clock']:g} "
+            f"shared-memory bytes per SM clock, DRAM {DRAM_BYTES_PER_CLOCK:.2f} bytes per SM "
+            f"clock (H100: {H100_MEMORY_MHZ} MHz x {H100_BUS_BITS} bits, SMs at {H100_SM_MHZ} "
+            "MHz)")
 
 
 def draw_split_k(plt, kernel, clusters, out):
-    """For each of SPLIT_SHAPES_13, the launch SGEMM_SPLIT_K 0 makes beside the default's: the
-    tile and K slices of sgemm::plan_tiles, the units over the clusters."""
+    """For each of SPLIT_SHAPES_13, the three tiles the launcher's model weighs, each with its K
+    slices and units over the blocks, as long as the model says; the one it picks framed."""
     from matplotlib.patches import Patch
-    fig, axes = plt.subplots(len(SPLIT_SHAPES_13), 2, figsize=(15, 5 * len(SPLIT_SHAPES_13) + 1.6))
-    fig.subplots_adjust(left=0.05, right=0.99, top=0.89, bottom=0.12, hspace=0.42, wspace=0.1)
+    tiles = kernel["tiles"]
+    main, small, short = (tiles[t] for t in MODEL_TILES)
+    plans = split_k_plans(kernel, clusters)
+    fig, axes = plt.subplots(len(plans), len(MODEL_TILES),
+                             figsize=(19, 6 * len(plans) + 2.2), squeeze=False)
+    fig.subplots_adjust(left=0.04, right=0.99, top=0.86, bottom=0.16, hspace=0.55, wspace=0.12)
     most = 1
-    for row, (m, n, k_dim) in enumerate(SPLIT_SHAPES_13):
-        plain = cluster_launch(kernel, m, n, k_dim, clusters, split_k=False)
-        split = cluster_launch(kernel, m, n, k_dim, clusters)
-        most = max(most, split["splits"])
-        x_max = max(ceil_div(len(plain["walk"]), plain["launched"]) * plain["tile"]["kBlockM"]
-                    * plain["tile"]["kBlockN"] * plain["k_slice"], 1) / 1e6
-        for col, (launch, title) in enumerate(((plain, "SGEMM_SPLIT_K 0"),
-                                               (split, "default (SGEMM_SPLIT_K 1)"))):
-            ax = axes[row][col]
-            split_panel(ax, launch, m, n, k_dim, clusters, f"{m} x {n} x {k_dim}, {title}",
-                        x_max)
-            big_tiles = tiles_of(m, n, tile_spec(kernel["k"], clusters))
-            if big_tiles >= H100_SMS:
-                why = f"{big_tiles} big tiles fill the {H100_SMS} SMs: the big tile"
-            else:
-                (big, big_cost), (small, small_cost) = tile_costs(kernel, m, n, k_dim, clusters,
-                                                                  bool(col))
-                why = (f"plan_cost, multiply-adds on the busiest SM:\n{big}: "
-                       f"{big_cost / 1e6:,.0f} M, {small}: {small_cost / 1e6:,.0f} M\n-> "
-                       + (f"{small} (less work)" if launch["small"] else
-                          f"{big} (a tie keeps the big tile)" if big_cost == small_cost else
-                          f"{big} (less work)"))
-            ax.text(0.98, 0.05, why, transform=ax.transAxes, ha="right", va="bottom",
-                    fontsize=8.5, bbox=dict(facecolor="white", edgecolor=GREY, pad=4))
+    for row, ((m, n, k_dim), (pick, why, launches)) in enumerate(zip(SPLIT_SHAPES_13, plans)):
+        x_max = 1.03 * max(parts["clocks"] for _, parts in launches)
+        for col, (launch, parts) in enumerate(launches):
+            most = max(most, launch["splits"])
+            split_panel(axes[row][col], launch, parts, m, n, k_dim, x_max,
+                        launch["name"] == pick)
+        top = axes[row][0].get_position().y1
+        chosen = cluster_launch(kernel, m, n, k_dim, clusters)
+        fig.text(0.01, top + 0.048, f"{m} x {n} x {k_dim}: {why} -> {pick}"
+                 + (f", {chosen['splits']} K slices" if chosen["splits"] > 1 else
+                    ", K not split"), fontsize=11, fontweight="bold", ha="left")
     handles = [Patch(facecolor=ROUND_COLOURS[s % 8], alpha=0.75, label=f"K slice {s}")
                for s in range(min(most, 8))]
+    handles.append(Patch(facecolor=LIGHT, edgecolor=GREY, hatch="///",
+                         label="C's bytes through DRAM"))
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8.5,
-               frameon=False, bbox_to_anchor=(0.5, 0.065))
-    fig.suptitle(f"13_persistent_clusters: C too small to fill the GPU. sgemm::plan_tiles "
-                 f"(common/split_k.h) picks the tile ({kernel['k']['kBlockM']} x "
-                 f"{kernel['k']['kBlockN']} or {kernel['small']['kBlockM']} x "
-                 f"{kernel['small']['kBlockN']}) and cuts K into slices,\neach slice of a pair "
-                 f"of tiles a unit of its own; {clusters} resident clusters of either tile "
-                 f"assumed ({H100_SMS} SMs, slots = {clusters} x {kernel['k']['kCluster']} "
-                 "blocks)", fontsize=11.5, x=0.01, ha="left", fontweight="bold")
-    fig.text(0.01, 0.02, textwrap.fill(
-        "Each row is a cluster, each bar one of its units (its two SMs compute a tile each), as "
-        "long as the multiply-adds of one SM: the measure of sgemm::plan_cost, which picks the "
-        "tile (a tie keeps the big one); not a time. Without slices the few units leave most "
-        "clusters idle for the whole run; with them every unit is shorter and more clusters "
-        "work. The slices' partial tiles are then added by the deterministic reduction "
-        "(reduce_split_k_slices), not drawn. Plans by a Python copy of common/split_k.h "
-        "(scripts/tensor_core_figures.py), Schedule::unit and the launcher's own expressions.",
-        200), fontsize=8.5, va="bottom")
-    save_png(plt, fig, out, f"13_persistent_clusters default SGEMM_TILE, SmallTile and switches, "
-             f"{clusters} resident clusters assumed")
+               frameon=False, bbox_to_anchor=(0.5, 0.105))
+    model = kernel["model"]
+    rates = ", ".join(f"{tile_rate(tiles[t], model):,.0f}" for t in MODEL_TILES)
+    sizes = ", ".join(f"{tiles[t]['kBlockM']} x {tiles[t]['kBlockN']}" for t in MODEL_TILES)
+    gbs = DRAM_BYTES_PER_CLOCK * H100_SM_MHZ / 1e3
+    fig.suptitle(f"13_persistent_clusters: C too small to fill the GPU. Where the big tiles are "
+                 f"fewer than the {H100_SMS} SMs, the launcher (with_tile) weighs three tiles, "
+                 "each with its K slices (common/split_k.h),\nby its model of SM clocks "
+                 f"(plan_clocks), and takes the least; {clusters} resident pairs assumed "
+                 f"({H100_SMS} SMs: {2 * clusters} blocks of any of the tiles, paired or not)",
+                 fontsize=11.5, x=0.01, ha="left", fontweight="bold")
+    fig.text(0.01, 0.025, textwrap.fill(
+        f"Before the model, with_tile's rules: M <= {short['kBlockM']}, or M <= "
+        f"{small['kBlockM']} with N <= {main['kBlockN']}: the {short['kBlockM']}-row tile, "
+        f"unpaired; N <= {main['kBlockN']}: the big tile, unpaired; M <= {small['kBlockM']}: the "
+        f"{small['kBlockM']}-row tile; at least {H100_SMS} big tiles: the big tile. Each row of "
+        "bars is a block (one SM), each bar one of its units (a tile x its K slice) as long as "
+        "the model says: the unit's multiply-adds x 2 at the tile's rate, "
+        f"{rates} FLOP per clock for the {sizes} tiles (the tensor cores' "
+        f"{model['flop_per_clock']:g}, or less where shared memory, "
+        f"{model['shared_bytes_per_clock']:g} bytes per clock, moves a K step's operands more "
+        "slowly). Dashed: the busiest SM (sgemm::plan_cost); hatched: C's bytes through DRAM at "
+        f"the H100's {gbs:,.2f} GB/s, C written once or, with K slices, each slice written and "
+        "read back and C written ((2 x slices + 1) x M x N x 4 bytes). The model is the "
+        "launcher's, from the data sheet: nothing here is measured. The slices' partial tiles "
+        "are added by reduce_split_k_slices (not drawn). Drawn from a Python copy of with_tile, "
+        "plan_clocks and common/split_k.h, held to the source, Schedule::unit and the "
+        "launcher's own expressions.", 215), fontsize=8.5, va="bottom")
+    save_png(plt, fig, out, f"13_persistent_clusters default SGEMM_TILE, switches and tiles "
+             f"({', '.join(MODEL_TILES)}), {clusters} resident clusters assumed")
 
 
 # ---- 14_3xtf32_hopper/figures/split.png --------------------------------------------------------
@@ -2789,9 +2852,9 @@ def main(argv):
     parser.add_argument("--root", type=Path, default=REPO,
                         help="the tree whose chapter sources are read (default: this repository)")
     parser.add_argument("--clusters", type=int, default=RESIDENT_CLUSTERS,
-                        help="clusters of 2 the GPU holds at once, for chapter 13's figures "
-                        f"(default {RESIDENT_CLUSTERS}: the H100's {H100_SMS} SMs; the "
-                        "committed figures use the default)")
+                        help="clusters of 2 the GPU holds at once (and twice as many unpaired "
+                        f"blocks), for chapter 13's figures (default {RESIDENT_CLUSTERS}: the "
+                        f"H100's {H100_SMS} SMs; the committed figures use the default)")
     args = parser.parse_args(argv)
     if args.clusters < 1:
         parser.error("--clusters must be at least 1")

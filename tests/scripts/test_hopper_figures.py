@@ -3,14 +3,15 @@
 """Host test of scripts/hopper_figures.py: it reads chapters 11's, 12's, 13's and 14's sources as
 their default builds compile them (the switch defaults, the struct's constant expressions, the main
 loop's operations, make_fragment_plan, the mbarrier counts, A rounded before the GEMM, 12's
-producer and hand-back, 13's multicast, SmallTile and Schedule::unit, 14's PairTile, split rule,
-wgmma and promotion), 14's timeline promotes and restarts the partial sums where the kernel does,
-the fragment plan it draws
-reads every bank once per half-warp, the timelines play the kernels' orders out whatever the
-durations, 13's unit order is the one its comment describes (a hand-worked case) and its launches
-cover every tile once, every committed figure is in step with what it is drawn from, and a source
-it cannot read (or one of a design the figures do not draw) is one `error:` line and exit 2. Exit
-77 (skipped) without matplotlib."""
+producer and hand-back, 13's multicast, its four tiles (a defaulted template parameter included)
+and Schedule::unit, 14's PairTile, split rule, wgmma and promotion), 14's timeline promotes and
+restarts the partial sums where the kernel does, the fragment plan it draws reads every bank once
+per half-warp, the timelines play the kernels' orders out whatever the durations, 13's unit order
+is the one its comment describes (a hand-worked case), its launcher's choice of tile and K slices
+is the hand-worked one (rules and model) and the source's with_tile picks as the copy does, its
+launches cover every tile once, every committed figure is in step with what it is drawn from,
+and a source it cannot read (or one of a design the figures do not draw) is one `error:` line
+and exit 2. Exit 77 (skipped) without matplotlib."""
 
 import re
 import shutil
@@ -129,7 +130,7 @@ class ReaderTest(unittest.TestCase):
 
     def test_reads_chapter_13(self):
         kernel = hf.cluster_kernel(REPO)
-        k, small = kernel["k"], kernel["small"]
+        k, small = kernel["k"], kernel["tiles"]["SmallTile"]
         self.assertTrue(all(isinstance(k[n], int) and k[n] > 0 for n in hf.CLUSTER_FIELDS), k)
         self.assertEqual(k["kCluster"], 2)
         self.assertEqual(k["kBoxRowsA"] * k["kCluster"], k["kBlockM"])
@@ -142,6 +143,20 @@ class ReaderTest(unittest.TestCase):
         self.assertEqual(small["kBlockN"], 64 * small["kConsumers"])
         self.assertEqual(small["kStageBytes"], (small["kBlockM"] + small["kBlockN"]) * 32 * 4)
         self.assertEqual(small["kBoxRowsA"], small["kBlockM"] // 2)
+        # The cluster: SGEMM_CLUSTER, the default of the struct's fourth parameter, where the alias
+        # leaves it out (MainTile, SmallTile); 1 where it says so.
+        tiles = kernel["tiles"]
+        self.assertEqual(list(tiles), list(hf.LAUNCHER_TILES))
+        self.assertEqual({name: t["kCluster"] for name, t in tiles.items()},
+                         {"MainTile": 2, "SmallTile": 2, "SoloTile": 1, "ShortTile": 1})
+        self.assertEqual(tiles["SoloTile"]["kBlockM"], k["kBlockM"])
+        short = tiles["ShortTile"]
+        self.assertEqual((short["kBlockM"], short["kWgmmaN"], short["kRowBlocks"],
+                          short["kStages"], short["kBoxRowsA"]), (64, 64, 1, 9, 64))
+        # The model's rates, the numbers tile_rate's static_assert quotes.
+        self.assertEqual({name: int(hf.tile_rate(tiles[name], kernel["model"]))
+                          for name in hf.MODEL_TILES},
+                         {"MainTile": 2048, "SmallTile": 1638, "ShortTile": 1170})
         param, var, statements = kernel["unit"]
         self.assertEqual((param, var), ("u", "w"))
         self.assertEqual(set(kernel["assign"]) & set(hf.SCHEDULE_FIELDS),
@@ -243,6 +258,38 @@ class ReaderTest(unittest.TestCase):
             (hf.CLUSTER_SOURCE, hf.cluster_kernel,
              [(r"^(\s*)w\.pair_n = inside / rows;$", r"\1w.pair_n = helper(inside);")],
              r"Schedule::unit: cannot run `w.pair_n = helper\(inside\)`"),
+            # The launcher's choice of tile: its switches, its rules, its model.
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel, [(r"^#define SGEMM_PLAN_MODEL .*$",
+                                                     "#define SGEMM_PLAN_MODEL 0")],
+             "the launcher's default choice of tile .* has SGEMM_PLAN_MODEL 0"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(\s*if \(one_column\) return f\()SoloTile(\{\}\);)$", r"\1MainTile\2")],
+             r"with_tile picks MainTile for 129 x 64 x 1024, the figures' copy of its rules "
+             r"\(launcher_tile\) SoloTile: the copy needs the source's change"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(\s*if \(one_column\) return )f(\(SoloTile\{\}\);)$", r"\1g\2")],
+             r"with_tile, run for 129 x 64 x 1024: cannot read"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(\s*if \(SGEMM_SHORT_ROWS && p\.m <= )(SmallTile::kBlockM\) return.*)$",
+               r"\g<1>2 * \2")],
+             "with_tile picks SmallTile for 129 x 129 x 1024, the figures' copy of its rules "
+             r"\(launcher_tile\) MainTile"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(\s*)(if \(shorter < main && shorter < small\) return f\(ShortTile\{\}\);)$",
+               r"\1if (small < main) return f(SmallTile{});\n\1\2")],
+             "with_tile picks SmallTile for 129 x 129 x 4096, the figures' copy of its rules "
+             r"\(launcher_tile\) ShortTile"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(\s*const double c_bytes = \(split\.splits > 1 \? 2\.0 \* split\.splits)"
+               r" \+ 1( : 1\.0\).*)$", r"\1\2")],
+             "plan_clocks no longer says `const double c_bytes="),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^(.*static_cast<int>\(tile_rate<SmallTile>\(\)\) == )1638(.*)$", r"\g<1>1639\2")],
+             "tile_rate's static_assert quotes SmallTile at 1639 FLOP per clock, the figures' "
+             "copy of tile_rate computes 1638"),
+            (hf.CLUSTER_SOURCE, hf.cluster_kernel,
+             [(r"^using ShortTile = .*$", "using ShortTile = PersistentTile<64, 2>;")],
+             "ShortTile gives 2 values but PersistentTile has 4 template parameters"),
         ]
         cases += [
             (hf.SPLIT_SOURCE, hf.split_kernel, [(r"^#define SGEMM_SPLIT_A .*$",
@@ -472,8 +519,8 @@ class UnitOrderTest(unittest.TestCase):
         kernel = hf.cluster_kernel(REPO)
         self.assertEqual(kernel["k"]["kGroupRows"], 8)  # the case below is worked for 8
         launch = hf.cluster_launch(kernel, 4096, 4096, 4096, 66)
-        self.assertEqual((launch["small"], launch["splits"], launch["units"], launch["launched"],
-                          launch["rounds"]), (False, 1, 256, 66, 4))
+        self.assertEqual((launch["name"], launch["splits"], launch["units"], launch["launched"],
+                          launch["rounds"]), ("MainTile", 1, 256, 66, 4))
         self.assertEqual([(u, c, r) for u, c, r, *_ in launch["walk"][64:68]],
                          [(64, 64, 0), (65, 65, 0), (66, 0, 1), (67, 1, 1)])
         self.assertEqual(launch["walk"][65][3:], (1, 8, 0))
@@ -483,27 +530,75 @@ class UnitOrderTest(unittest.TestCase):
                                                       group_rows=1), 4096)
         self.assertEqual((rows, cols), (list(range(5)), list(range(32))))
 
-    def test_split_k_png_plans(self):
-        # Worked from common/split_k.h with 132 SMs and 132 slots. 1024 x 1024 x 65536: 32 big
-        # tiles, floor(132 / 32) = 4 slices of 16384 cost 256 x 128 x 16384 on the busiest SM;
-        # 64 small tiles, 2 slices of 32768 cost 128 x 128 x 32768, the same: a tie keeps the big
-        # tile; 4 x 4 pairs x 4 slices = 64 units. 16 x 4096 x 14336: 32 tiles of either size,
-        # 4 slices of 3584; the small tile does half the work: 1 x 16 pairs x 4 = 64 units.
+    def test_the_rules_pick_the_hand_worked_tiles(self):
         kernel = hf.cluster_kernel(REPO)
-        got = []
-        for shape in ((1024, 1024, 65536), (16, 4096, 14336)):
-            launch = hf.cluster_launch(kernel, *shape, 66)
-            got.append((launch["small"], launch["splits"], launch["k_slice"], launch["units"],
-                        launch["launched"], launch["rounds"]))
-        self.assertEqual(got, [(False, 4, 16384, 64, 64, 1), (True, 4, 3584, 64, 64, 1)])
+        cases = {(64, 4096, 4096): "ShortTile",    # M <= 64
+                 (100, 128, 4096): "ShortTile",    # M <= 128 and one column of tiles
+                 (129, 128, 4096): "SoloTile",     # one column of tiles
+                 (1000, 100, 4096): "SoloTile",
+                 (128, 4096, 4096): "SmallTile",   # M <= 128
+                 (4096, 4096, 4096): "MainTile",   # 16 x 32 = 512 big tiles >= 132 SMs
+                 (2048, 8448, 64): "MainTile"}     # 8 x 66 = 528
+        for shape, want in cases.items():
+            name, _, model = hf.launcher_tile(kernel, *shape, 66)
+            self.assertEqual((name, model), (want, None), shape)
+            self.assertEqual(hf.source_tile(kernel, *shape, 66), want, shape)
+
+    def test_split_k_png_plans(self):
+        # Worked from common/split_k.h and the launcher's model, 132 SMs, 132 slots for every
+        # tile (66 pairs, or 132 unpaired blocks), 2 x 2619 MHz x 640 bytes / 1980 MHz =
+        # 1693.09 DRAM bytes per SM clock. 1024 x 1024 x 65536 (2048 K tiles, C 4 MiB):
+        # - 256 x 128: 32 tiles, floor(132 / 32) = 4 slices of 16384, 4 tile rows x 4 pairs x 4
+        #   = 64 units on 64 clusters; busiest SM 256 x 128 x 16384 = 536.9 M multiply-adds, x 2
+        #   / 2048 = 524,288 clocks, + C 9 x 4 MiB / 1693.09 = 22,296: 546,584;
+        # - 128 x 128: 64 tiles, 2 slices of 32768, 8 x 4 x 2 = 64 units; the same multiply-adds at
+        #   1638.4 FLOP per clock: 655,360, + 5 x 4 MiB: 12,387: 667,747;
+        # - 64 x 128: 128 tiles, one slice, 16 x 8 = 128 units on 128 of 132 clusters; 536.9 M at
+        #   1170.3: 917,504, + 4 MiB: 2,477: 919,981. The big tile, 4 slices.
+        # 1024^3 (32 K tiles): the same tiles and slices (each slice at least 4 K tiles) a 64th as
+        # deep: 8,192 + 22,296 = 30,488; 10,240 + 12,387 = 22,627; 14,336 + 2,477 = 16,813. The
+        # 64-row tile, K not split.
+        kernel = hf.cluster_kernel(REPO)
+        want = {(1024, 1024, 65536): ("MainTile", [(4, 16384, 64, 64, 546584),
+                                                   (2, 32768, 64, 64, 667747),
+                                                   (1, 65536, 128, 128, 919981)]),
+                (1024, 1024, 1024): ("ShortTile", [(4, 256, 64, 64, 30488),
+                                                   (2, 512, 64, 64, 22627),
+                                                   (1, 1024, 128, 128, 16813)])}
+        self.assertEqual(set(hf.SPLIT_SHAPES_13), set(want))
+        for shape, (pick, got), plans in zip(want, want.values(),
+                                             hf.split_k_plans(kernel, 66)):
+            self.assertEqual(plans[0], pick)
+            self.assertEqual(hf.source_tile(kernel, *shape, 66), pick)
+            self.assertEqual([(launch["splits"], launch["k_slice"], launch["units"],
+                               launch["launched"], round(parts["clocks"]))
+                              for launch, parts in plans[2]], got)
+            self.assertEqual([launch["name"] for launch, _ in plans[2]], list(hf.MODEL_TILES))
+            self.assertEqual(hf.cluster_launch(kernel, *shape, 66)["name"], pick)
+        self.assertAlmostEqual(hf.DRAM_BYTES_PER_CLOCK, 3352.32e9 / 1980e6)
+        # SGEMM_SPLIT_K 0: one slice for every tile, and the model picks the 64-row tile for the
+        # long K too (917,504 + 2,477 clocks against 2 x 256 x 128 x 65536 / 2048 = 2,097,152).
         plain = hf.cluster_launch(kernel, 1024, 1024, 65536, 66, split_k=False)
-        self.assertEqual((plain["small"], plain["splits"], plain["units"]), (True, 1, 32))
+        self.assertEqual((plain["name"], plain["splits"], plain["units"]), ("ShortTile", 1, 128))
+
+    def test_the_source_picks_as_the_copy(self):
+        # with_tile run from the source against launcher_tile, on shapes besides the probes.
+        kernel = hf.cluster_kernel(REPO)
+        for clusters in (66, 60):
+            for m in (1, 63, 96, 127, 130, 192, 384, 640, 768, 2000):
+                for n in (1, 127, 130, 384, 2000, 3000):
+                    for k_dim in (33, 2048, 30000):
+                        self.assertEqual(hf.source_tile(kernel, m, n, k_dim, clusters),
+                                         hf.launcher_tile(kernel, m, n, k_dim, clusters)[0],
+                                         (m, n, k_dim, clusters))
 
     def test_launches_cover_every_tile_once(self):
         kernel = hf.cluster_kernel(REPO)
-        for m, n, k_dim, clusters in ((4096, 4096, 4096, 66), (1000, 3000, 300, 7),
-                                      (16, 4096, 14336, 66), (300, 130, 5000, 66)):
-            launch = hf.cluster_launch(kernel, m, n, k_dim, clusters)
+        shapes = ((4096, 4096, 4096, 66), (1000, 3000, 300, 7), (16, 4096, 14336, 66),
+                  (300, 130, 5000, 66), (1000, 100, 4096, 66))
+        for (m, n, k_dim, clusters), tile in [(shape, None) for shape in shapes] + [
+                ((300, 130, 5000, 66), name) for name in hf.LAUNCHER_TILES]:
+            launch = hf.cluster_launch(kernel, m, n, k_dim, clusters, tile=tile)
             tile, cluster = launch["tile"], launch["tile"]["kCluster"]
             covered = sorted((tile_m, pair_n * cluster + rank, z)
                              for _, _, _, tile_m, pair_n, z in launch["walk"]
@@ -561,6 +656,12 @@ class CommittedFiguresTest(unittest.TestCase):
                  "using SmallTile = PersistentTile<128, 2, 5>;")
             self.assertEqual(stale(root), [ch13 + "split_k.png"])
             sources(root)
+            edit(root / hf.CLUSTER_SOURCE, r"^using ShortTile = .*$",
+                 "using ShortTile = PersistentTile<64, 2, 8, 1>;")
+            self.assertEqual(stale(root), [ch13 + "split_k.png"])
+            sources(root)
+            with mock.patch.object(hf, "DRAM_BYTES_PER_CLOCK", 1500.0):
+                self.assertEqual(stale(root), [ch13 + "split_k.png"])
             # The order itself: rows inside a group walked in reverse (split_k.png draws the
             # clusters' units and slices, not where their tiles lie).
             edit(root / hf.CLUSTER_SOURCE, r"^(\s*w\.tile_m = first_row \+ )inside % rows;$",
