@@ -504,23 +504,31 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #pragma unroll
         for (int e = 0; e < T::kAccumulators; ++e) acc[i][e] = 0.0f;
       }
-      if (SGEMM_NARROW && place.block_col + consumer * T::kWgmmaM >= n) {
-        // Every column of this warpgroup lies past N (N narrower than the tile): nothing to
-        // multiply or store. It still takes each stage and hands it back, as the producers count
-        // on, and its zero sums join the check below.
-        for (int kt = 0; kt < place.k_tiles; ++kt, ++it) {
-          sgemm::mbarrier_wait(kRoundInShared ? &rounded[it % T::kStages] : &full[it % T::kStages],
-                               (it / T::kStages) % 2);
-          release(it % T::kStages);
+      // The unit's K tiles are the ring's uses first .. first + k_tiles - 1 on either path below.
+      const int first = it;
+      // Whether every column of this warpgroup lies past N (N narrower than the tile). The same
+      // in every lane, but the compiler cannot tell from `consumer`: without the shuffle the
+      // branch counts as divergent, and the stage descriptors below leave the uniform registers
+      // (an R2UR and 64-bit adds per wgmma, 30 % more instructions at 4096^3).
+      const bool idle =
+          __shfl_sync(0xffffffffu, SGEMM_NARROW && place.block_col + consumer * T::kWgmmaM >= n, 0);
+      if (idle) {
+        // Nothing to multiply or store. It still takes each stage and hands it back, as the
+        // producers count on, and its zero sums join the check below.
+        for (int use = first; use < first + place.k_tiles; ++use) {
+          sgemm::mbarrier_wait(kRoundInShared ? &rounded[use % T::kStages] : &full[use % T::kStages],
+                               (use / T::kStages) % 2);
+          release(use % T::kStages);
         }
       } else {
         for (int kt = 0; kt < place.k_tiles; kt += 2) {
-          step(it++, kt == 0, std::integral_constant<int, 0>{});
-          if (kt + 1 < place.k_tiles) step(it++, false, std::integral_constant<int, 1>{});
+          step(first + kt, kt == 0, std::integral_constant<int, 0>{});
+          if (kt + 1 < place.k_tiles) step(first + kt + 1, false, std::integral_constant<int, 1>{});
         }
         sgemm::wgmma_wait<0>();
-        release((it - 1) % T::kStages);
+        release((first + place.k_tiles - 1) % T::kStages);
       }
+      it = first + place.k_tiles;
 #pragma unroll
       for (int i = 0; i < T::kRowBlocks; ++i) sgemm::pin(acc[i]);
       if constexpr (kMode == kByCopyEngine) {
