@@ -70,7 +70,8 @@
 #define SGEMM_SPLIT_K 1
 #endif
 // SGEMM_NARROW 1: where N fits one tile, unpaired blocks (the launcher's paired), and a consumer
-// warpgroup whose columns all lie past N skips its wgmma; 0: as in chapter 13.
+// warpgroup whose columns all lie past N skips its wgmma (as in chapter 13); 0: pairs everywhere,
+// every consumer multiplies.
 #ifndef SGEMM_NARROW
 #define SGEMM_NARROW 1
 #endif
