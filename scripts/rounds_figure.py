@@ -1,0 +1,782 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Chapter 07's last, partial round (07_any_shape/README.md, "The model"), drawn from the
+launcher's own model.
+
+The launcher predicts, for every tile and K split, the time of the busiest SM (predict_seconds in
+07_any_shape/any_shape.cu). Blocks that start together finish together, so when that SM's blocks
+make more than one round but at most two, the model times the second, partial round at its own
+occupancy; after more rounds it counts the blocks at one occupancy. The figure shows that
+arithmetic on the README's two examples: 777 x 333 x 16383 on the 64 x 128 tile with 20 K slices
+(a round of 4 and a round of 2) against 10 slices (one round of 3), and 3840^3 on the plan the
+launcher takes there (14 blocks per SM: more than two rounds, the rule not applied), beside what
+the model would say, and pick, if it applied the rule there too.
+
+What is read, never copied here: from 07_any_shape/any_shape.cu, the tiles (each `using <Alias> =
+Tile<...>;`, Tile's constants evaluated as the compiler does, kMinBlocksPerSm included), the
+fields and rows of kTileModels (shares, occupancy exponents), which tile each blocks_per_sm[i]
+measures (device()), the model's constants (kFillK, kLaunchSeconds, kL2Speedup, kKeepMargin,
+kSplitCandidates, kSliceAlign, kMaxWorkspaceBytes, kOddRowsShare, kMaxPaddedBytes) and the
+SGEMM_ switch defaults. From the results folder's shapes.json (the H100 run of the shape suite):
+the device the launcher read there (SMs, FP32 lanes, clock, DRAM bandwidth, L2 size).
+The model itself (predict_seconds, plan_for and their helpers, common/split_k.h's
+split_k_slice_floats) is copied below in Python, and held to the source: each copied function's
+body must be, statement for statement, the one the copy was written from (MIRRORED); where it is
+not, the script refuses with one line naming the function and the first statement that differs.
+Blocks per SM: the launcher asks cudaOccupancyMaxActiveBlocksPerMultiprocessor; the figure takes
+the launch bounds' kMinBlocksPerSm, which is what the H100 reports because the compiled kernels use
+the register budget those bounds leave (README.md, "Parameters and limits": every tile's blocks per
+SM limited by registers), checked against the H100's shared memory and threads per SM.
+
+Every figure carries what it was drawn from (a PNG text chunk, as figures.py's and
+hopper_figures.py's do), so the host test sees a committed figure that no longer matches the
+source or the device record (out_of_date()).
+
+Usage: python3 scripts/rounds_figure.py [--root DIR] [--results FILE] [--out FILE] [--check]
+  --root     the tree whose 07_any_shape/any_shape.cu is read (default: this repository)
+  --results  shapes.json with the device record (default: ROOT/docs/results/
+             nvidia-h100-80gb-hbm3/shapes.json)
+  --out      where the PNG goes (default: ROOT/07_any_shape/figures/two_rounds.png)
+  --check    draw nothing: exit 1 when the figure at --out is not what the source and the device
+             record give now
+Exit codes: 0 written (with --check: up to date), 1 (--check only) out of date, 2 bad usage (a
+source or results file that cannot be read, a source the copy of the model no longer matches, an
+--out that cannot be written, matplotlib missing).
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+from chapters import EXIT_PASS, EXIT_USAGE, EXIT_WRONG, REPO, ArgumentParser, pyplot
+from figures import UsageError, stamp, stamped, strip_comments
+from hopper_figures import (Unknown, alias_struct, braced, evaluate, function_body, normalized,
+                            struct_constants)
+
+SCRIPT = "scripts/rounds_figure.py"
+SOURCE = Path("07_any_shape") / "any_shape.cu"
+SPLIT_HEADER = Path("common") / "split_k.h"
+RESULTS = Path("docs") / "results" / "nvidia-h100-80gb-hbm3" / "shapes.json"
+FIGURE = Path("07_any_shape") / "figures" / "two_rounds.png"
+# Bump when the drawing changes without its inputs: the stamp then tells the old figure apart.
+DRAWING = 1
+
+# The README's examples: a shape whose busiest SM holds two rounds, on the tile and the two K
+# splits (kSplitCandidates entries) it compares, and a size of the sawtooth where it holds more.
+EXAMPLE = (777, 333, 16383)
+EXAMPLE_TILE = (64, 128)
+EXAMPLE_SPLITS = (20, 10)
+SAWTOOTH = (3840, 3840, 3840)
+BETA = 0.0  # the suite's beta (the harness's default): C is not read by the split-K reduction
+
+# The H100 (CUDA C++ Programming Guide, compute capability 9.0): shared memory per SM, the part
+# of it the driver reserves per block, and resident threads per SM. Used only to check that the
+# blocks the launch bounds ask for fit beside each other, with the source's kSmemBytes and
+# kThreads.
+H100_SHARED_PER_SM = 228 * 1024
+H100_SHARED_RESERVED_PER_BLOCK = 1024
+H100_THREADS_PER_SM = 2048
+
+# The source's functions that the Python copy below mirrors, as normalized() writes their bodies
+# (one space between words, none around punctuation, comments dropped). A source that says
+# otherwise is refused: the copy (predict, plan_for, slice_of, padded_ld, padded_bytes,
+# workspace_for, slice_floats) needs the same change first.
+MIRRORED = (
+    (SOURCE, "predict_seconds",
+     "const TileModel&t=kTileModels[tile];"
+     "const double blocks=static_cast<double>(ceil_div(p.m,t.block_m))*ceil_div(p.n,t.block_n)"
+     "*splits;"
+     "const double per_sm=std::ceil(blocks/d.sms);"
+     "const double full=d.blocks_per_sm[tile];"
+     "const double share=splits>1?t.split_peak_share:t.peak_share;"
+     "const double rows=p.n%2==1&&!pad?kOddRowsShare:1.0;"
+     "const auto rate=[&](double resident){return d.fma_per_s_per_sm*share*rows*"
+     "std::pow(std::min(resident,full)/full,t.occupancy_exponent);};"
+     "const double block=t.block_m*t.block_n*(static_cast<double>(k_slice)+kFillK);"
+     "const double rest=std::fmod(per_sm,full);"
+     "double seconds=per_sm*block/rate(per_sm);"
+     "if(rest>0&&per_sm>full&&(per_sm<=2*full||t.occupancy_exponent>=1)){"
+     "seconds=(per_sm-rest)*block/rate(full)+rest*block/rate(rest);}"
+     "if(splits>1){const double elements=static_cast<double>(p.m)*p.n;"
+     "const double bytes=4.0*elements*(2.0*splits+(p.beta!=0.0f?1.0:0.0));"
+     "const bool in_l2=4.0*elements*splits<=d.l2_bytes;"
+     "seconds+=kLaunchSeconds+bytes/(d.dram_bytes_per_s*(in_l2?kL2Speedup:1.0));}"
+     "if(pad){const double bytes=4.0*p.k*(static_cast<double>(p.n)+padded_ld(p.n));"
+     "seconds+=kLaunchSeconds+bytes/d.dram_bytes_per_s;}"
+     "return seconds;"),
+    (SOURCE, "plan_for",
+     "const Device&d=device();Plan best;best.seconds=-1;"
+     "static_assert(SGEMM_TILE_COUNT>=1&&SGEMM_TILE_COUNT<=kNumTiles,\"1 to kNumTiles tiles\");"
+     "const bool can_pad=SGEMM_PADDED_B&&p.n%2==1&&padded_bytes(p)<=kMaxPaddedBytes;"
+     "for(const bool pad:{false,true}){if(pad&&!can_pad)break;"
+     "for(int tile=0;tile<SGEMM_TILE_COUNT;++tile){int last_splits=0;"
+     "for(int wanted:kSplitCandidates){"
+     "const int64_t aligned=int64_t{ceil_div(ceil_div(p.k,wanted),kSliceAlign)}*kSliceAlign;"
+     "const int k_slice=static_cast<int>(std::min<int64_t>(aligned,p.k));"
+     "const int splits=ceil_div(p.k,k_slice);"
+     "if(splits==last_splits)continue;last_splits=splits;"
+     "if((splits>1&&!SGEMM_SPLIT_K)||workspace_for(p,splits,false)>kMaxWorkspaceBytes||"
+     "workspace_for(p,splits,pad)>workspace_available){break;}"
+     "const double seconds=predict_seconds(p,d,tile,splits,k_slice,pad);"
+     "if(best.seconds<0||seconds<best.seconds){best=Plan{tile,splits,k_slice,pad,seconds};}}}}"
+     "const Plan base{0,1,p.k,false,predict_seconds(p,d,0,1,p.k,false)};"
+     "return best.seconds*(1.0+kKeepMargin)>base.seconds?base:best;"),
+    (SOURCE, "padded_ld", "return(n+3)/4*4;"),
+    (SOURCE, "padded_bytes", "return static_cast<size_t>(p.k)*padded_ld(p.n)*sizeof(float);"),
+    (SOURCE, "workspace_for",
+     "return(splits>1?static_cast<size_t>(splits)*sgemm::split_k_slice_floats(p)*sizeof(float)"
+     ":0)+(pad?padded_bytes(p):0);"),
+    # The harness allocates what workspace_bytes asks for, so plan_for has all it wants.
+    (SOURCE, "workspace_bytes",
+     "const Plan plan=plan_for(p,SIZE_MAX);return workspace_for(p,plan.splits,plan.pad);"),
+    # blocks_per_sm: the occupancy of the unsplit kernel, whose launch bounds CHECKED ask for
+    # kMinBlocksPerSm blocks.
+    (SOURCE, "prepare_tile",
+     "allow_shared_memory<T,4>();allow_shared_memory<T,2>();allow_shared_memory<T,1>();"
+     "allow_shared_memory<T,4,1>();int blocks=0;"
+     "CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks,sgemm_any_shape<T,4,4>,"
+     "T::kThreads,T::kSmemBytes));return blocks>0?blocks:1;"),
+    (SPLIT_HEADER, "split_k_slice_floats", "return(static_cast<int64_t>(p.m)*p.n+3)/4*4;"),
+)
+# Statements the source must hold elsewhere: what device() reads (the device record's fields are
+# the same quantities: fp32_lanes_per_sm, sm_clock_mhz, dram_bandwidth_gbs from the same
+# dram_bandwidth_bytes, l2_bytes), and the launch bounds that give kMinBlocksPerSm blocks per SM.
+CHECKED = (
+    ("device", "CUDA_CHECK(cudaDeviceGetAttribute(&d.sms,cudaDevAttrMultiProcessorCount,index));"),
+    ("device", "d.fma_per_s_per_sm=(lanes>0?lanes:128)*sm_khz*1e3;"),
+    ("device", "d.dram_bytes_per_s=sgemm::dram_bandwidth_bytes(mem_khz*1e3,bus_bits);"),
+    ("device", "d.l2_bytes=l2;"),
+    (None, "__global__ void __launch_bounds__(T::kThreads,T::kMinBlocksPerSm)sgemm_any_shape("),
+)
+CONSTANTS = ("kNumTiles", "kFillK", "kLaunchSeconds", "kL2Speedup", "kKeepMargin", "kSliceAlign",
+             "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes")
+SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B")
+DEVICE_FIELDS = ("sms", "fp32_lanes_per_sm", "sm_clock_mhz", "dram_bandwidth_gbs", "l2_bytes")
+
+
+# ---- reading the source ------------------------------------------------------------------------
+
+def read_text(path):
+    try:
+        return strip_comments(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def statements(code):
+    """A normalized body cut after each `;`, `{` and `}`: what check_mirrored compares."""
+    return re.findall(r"[^;{}]*[;{}]", code)
+
+
+def check_mirrored(texts):
+    """Raises UsageError (one line) at the first function of MIRRORED whose body is not the one
+    the copy was written from, naming the first statement that differs."""
+    for path, name, want in MIRRORED:
+        got = normalized(function_body(texts[path], name, path))
+        if got == want:
+            continue
+        ours, theirs = statements(want), statements(got)
+        at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b),
+                  min(len(ours), len(theirs)))
+        said = theirs[at] if at < len(theirs) else "(the body ends)"
+        raise UsageError(f"{path}: {name} now says `{said}` where {SCRIPT}'s copy of the "
+                         f"launcher's model says `{ours[at] if at < len(ours) else '(the end)'}`"
+                         ": the copy needs the same change")
+
+
+def number(text, what):
+    """A C++ floating literal (`2e-6`, `0.95`) as a float; anything else is refused."""
+    text = text.strip()
+    if not re.fullmatch(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?", text):
+        raise UsageError(f"{SOURCE}: {what} is `{text}`, not a number the figure can read")
+    return float(text)
+
+
+def integer(text, names, what):
+    """An integer constant expression (size_t{256} << 20, LargeTile::kThreads / 32)."""
+    code = re.sub(r"\bsize_t\s*\{\s*(\d+)\s*\}", r"\1", text)
+    code = re.sub(r"\b(\w+)::(k\w+)\b", r"\1__\2", code)
+    try:
+        return evaluate(code, names)
+    except Unknown as error:
+        raise UsageError(f"{SOURCE}: cannot evaluate {what} (`{text.strip()}`): {error}") from None
+
+
+def read_constants(text):
+    """{name: value} of CONSTANTS (the namespace's `constexpr int|double|size_t kName = ...;`) and
+    kSplitCandidates (a list)."""
+    found = {name: (kind, value) for kind, name, value in re.findall(
+        r"^constexpr\s+(int|double|size_t)\s+(k\w+)\s*=\s*([^;]+);", text, flags=re.M)}
+    missing = [name for name in CONSTANTS if name not in found]
+    if missing:
+        raise UsageError(f"{SOURCE}: no `constexpr ... {missing[0]} = ...;` (the launcher's "
+                         "model)")
+    constants = {}
+    for name in CONSTANTS:
+        kind, value = found[name]
+        constants[name] = (number(value, name) if kind == "double" else
+                           integer(value, constants, name))
+    splits = re.search(r"^constexpr\s+int\s+kSplitCandidates\s*\[\s*\]\s*=\s*\{([^}]*)\}\s*;",
+                       text, flags=re.M)
+    if not splits:
+        raise UsageError(f"{SOURCE}: no `constexpr int kSplitCandidates[] = {{...}};`")
+    constants["kSplitCandidates"] = [integer(v, {}, "kSplitCandidates")
+                                     for v in splits.group(1).split(",") if v.strip()]
+    return constants
+
+
+def read_tiles(text, defines):
+    """The model's tiles in kTileModels' order: [{alias, the TileModel fields, threads, smem,
+    blocks_per_sm}]. Each row must be the tile device() measures blocks_per_sm[i] of."""
+    struct = re.search(r"\bstruct\s+TileModel\s*\{", text)
+    if not struct:
+        raise UsageError(f"{SOURCE}: no struct TileModel (the launcher's model)")
+    fields = [(kind, name.strip()) for kind, names in
+              re.findall(r"\b(int|double)\s+([^;()]+);", braced(text, struct.start())[0])
+              for name in names.split(",")]
+    table = re.search(r"\bTileModel\s+kTileModels\s*\[[^\]]*\]\s*=\s*\{", text)
+    if not table:
+        raise UsageError(f"{SOURCE}: no `constexpr TileModel kTileModels[...] = {{...}};`")
+    rows = re.findall(r"\{([^{}]*)\}", braced(text, table.end() - 1)[0])
+    measured = re.findall(r"\bd\.blocks_per_sm\s*\[\s*(\d+)\s*\]\s*=\s*prepare_tile\s*<\s*(\w+)"
+                          r"\s*>\s*\(\s*\)\s*;", function_body(text, "device", SOURCE))
+    aliases = {int(i): alias for i, alias in measured}
+    if sorted(aliases) != list(range(len(rows))):
+        raise UsageError(f"{SOURCE}: device() sets blocks_per_sm[{', '.join(map(str, aliases))}]"
+                         f" by prepare_tile<Tile>(), kTileModels has {len(rows)} rows")
+    names, tiles = {}, []
+    for alias in aliases.values():
+        params, match, values = alias_struct(text, SOURCE, defines, alias)
+        k = struct_constants(match, params, values, {}, SOURCE, alias)
+        names.update({f"{alias}__{c}": v for c, v in k.items()})
+    for i, row in enumerate(rows):
+        values = [v.strip() for v in row.split(",")]
+        if len(values) != len(fields):
+            raise UsageError(f"{SOURCE}: kTileModels[{i}] has {len(values)} values, TileModel "
+                             f"{len(fields)} fields")
+        alias = aliases[i]
+        if not all(alias + "::" in v for (kind, _), v in zip(fields, values) if kind == "int"):
+            raise UsageError(f"{SOURCE}: kTileModels[{i}] is not {alias}, the tile of "
+                             f"blocks_per_sm[{i}] (device())")
+        tile = {"alias": alias}
+        for (kind, name), value in zip(fields, values):
+            tile[name] = (integer(value, names, f"kTileModels[{i}].{name}") if kind == "int"
+                          else number(value, f"kTileModels[{i}].{name}"))
+        for field in ("block_m", "block_n", "peak_share", "split_peak_share",
+                      "occupancy_exponent"):
+            if field not in tile:
+                raise UsageError(f"{SOURCE}: TileModel has no field {field}")
+        tile["threads"] = names[f"{alias}__kThreads"]
+        tile["smem"] = names[f"{alias}__kSmemBytes"]
+        tile["blocks_per_sm"] = names[f"{alias}__kMinBlocksPerSm"]
+        if (names[f"{alias}__kBlockM"], names[f"{alias}__kBlockN"]) != (tile["block_m"],
+                                                                        tile["block_n"]):
+            raise UsageError(f"{SOURCE}: kTileModels[{i}] is {tile['block_m']} x "
+                             f"{tile['block_n']}, {alias} is {names[f'{alias}__kBlockM']} x "
+                             f"{names[f'{alias}__kBlockN']}")
+        fits = min(H100_THREADS_PER_SM // tile["threads"], H100_SHARED_PER_SM //
+                   (tile["smem"] + H100_SHARED_RESERVED_PER_BLOCK))
+        if fits < tile["blocks_per_sm"]:
+            raise UsageError(f"{SOURCE}: {alias}'s launch bounds ask for "
+                             f"{tile['blocks_per_sm']} blocks per SM, the H100 holds {fits} "
+                             f"({tile['smem']} bytes of shared memory, {tile['threads']} threads "
+                             "each): the occupancy the figure assumes is wrong")
+        tiles.append(tile)
+    return tiles
+
+
+def read_model(root):
+    """What the figure draws from root's sources: {"tiles", "constants", "switches", "text"}.
+    Raises UsageError (one line) where a source cannot be read or says what the copy does not."""
+    root = Path(root)
+    texts = {path: read_text(root / path) for path in (SOURCE, SPLIT_HEADER)}
+    text = texts[SOURCE]
+    check_mirrored(texts)
+    for function, statement in CHECKED:
+        code = normalized(function_body(text, function, SOURCE) if function else text)
+        if statement not in code:
+            raise UsageError(f"{SOURCE}: {function or 'the source'} no longer says "
+                             f"`{statement}`, which the figure's copy of the model assumes")
+    defines = dict(re.findall(r"^\s*#define\s+(SGEMM_\w+)\s+(\d+)\s*$", text, flags=re.M))
+    missing = [s for s in SWITCHES if s not in defines]
+    if missing:
+        raise UsageError(f"{SOURCE}: no `#define {missing[0]} <number>` (its default)")
+    switches = {s: int(defines[s]) for s in SWITCHES}
+    constants = read_constants(text)
+    tiles = read_tiles(text, defines)
+    if not 1 <= switches["SGEMM_TILE_COUNT"] <= constants["kNumTiles"] == len(tiles):
+        raise UsageError(f"{SOURCE}: SGEMM_TILE_COUNT {switches['SGEMM_TILE_COUNT']}, kNumTiles "
+                         f"{constants['kNumTiles']}, {len(tiles)} rows in kTileModels")
+    return {"tiles": tiles, "constants": constants, "switches": switches}
+
+
+def read_device(path):
+    """The device record of a shapes.json: {name, sms, fma_per_s_per_sm, dram_bytes_per_s,
+    l2_bytes}, as the launcher's device() computes them from the same attributes."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ValueError as error:
+        raise UsageError(f"{path}: not JSON: {error}") from None
+    device = document.get("device") if isinstance(document, dict) else None
+    if not isinstance(device, dict):
+        raise UsageError(f"{path}: no device record (a shapes.py result has one)")
+    bad = [f for f in DEVICE_FIELDS if not isinstance(device.get(f), (int, float))
+           or isinstance(device.get(f), bool) or not device[f] > 0]
+    if bad:
+        raise UsageError(f"{path}: the device record has no positive {bad[0]}")
+    return {"name": str(device.get("name", "the GPU")), "sms": int(device["sms"]),
+            # device(): lanes * sm_khz * 1e3, the clock in kHz as the attribute gives it.
+            "fma_per_s_per_sm": device["fp32_lanes_per_sm"] * (device["sm_clock_mhz"] * 1e3)
+            * 1e3,
+            "dram_bytes_per_s": device["dram_bandwidth_gbs"] * 1e9,
+            "l2_bytes": float(device["l2_bytes"]),
+            "record": {f: device[f] for f in DEVICE_FIELDS}}
+
+
+# ---- the launcher's model, copied (MIRRORED holds the source to it) ---------------------------
+
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+# When the model times the last round at its own occupancy: as the source does ("source"), never
+# (the model before the rule: every block at the occupancy of the busiest SM's count), or after
+# any number of rounds (the general form the README says was capped).
+RULES = {
+    "source": lambda rest, per_sm, full, e: rest > 0 and per_sm > full and (
+        per_sm <= 2 * full or e >= 1),
+    "one occupancy": lambda rest, per_sm, full, e: False,
+    "every round": lambda rest, per_sm, full, e: rest > 0 and per_sm > full,
+}
+
+
+def slice_floats(m, n):
+    return (m * n + 3) // 4 * 4
+
+
+def padded_ld(n):
+    return (n + 3) // 4 * 4
+
+
+def padded_bytes(k, n):
+    return k * padded_ld(n) * 4
+
+
+def workspace_for(m, n, k, splits, pad):
+    return (splits * slice_floats(m, n) * 4 if splits > 1 else 0) + (padded_bytes(k, n)
+                                                                     if pad else 0)
+
+
+def slice_of(model, k, wanted):
+    """plan_for's k per slice for `wanted` slices: whole K tiles, at most K."""
+    align = model["constants"]["kSliceAlign"]
+    return min(ceil_div(ceil_div(k, wanted), align) * align, k)
+
+
+def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source"):
+    """predict_seconds, with its parts: {"seconds", "blocks", "per_sm", "full", "rest",
+    "applied" (the last round timed at its own occupancy), "rounds" [(blocks, occupancy factor,
+    seconds)], "compute", "reduce", "pad", "rate" (the SM's rate at full occupancy), "block" (a
+    block's multiply-adds, fill included), "share", "rows"}."""
+    m, n, k = shape
+    t, c = model["tiles"][tile], model["constants"]
+    blocks = float(ceil_div(m, t["block_m"])) * ceil_div(n, t["block_n"]) * splits
+    per_sm = float(math.ceil(blocks / device["sms"]))
+    full = float(t["blocks_per_sm"])
+    share = t["split_peak_share"] if splits > 1 else t["peak_share"]
+    rows = c["kOddRowsShare"] if n % 2 == 1 and not pad else 1.0
+
+    def factor(resident):
+        return (min(resident, full) / full) ** t["occupancy_exponent"]
+
+    def rate(resident):
+        return device["fma_per_s_per_sm"] * share * rows * factor(resident)
+
+    block = t["block_m"] * t["block_n"] * (float(k_slice) + c["kFillK"])
+    rest = math.fmod(per_sm, full)
+    applied = RULES[rule](rest, per_sm, full, t["occupancy_exponent"])
+    if applied:
+        compute = (per_sm - rest) * block / rate(full) + rest * block / rate(rest)
+    else:
+        compute = per_sm * block / rate(per_sm)
+    # The rounds the drawing shows: `full` blocks at a time, the last one `rest`. Unless the rule
+    # applies, every block is counted at the rate of the busiest SM's count.
+    whole = int(per_sm // full) if per_sm > full else 0
+    counted = full if applied or per_sm > full else per_sm
+    rounds = [(full, factor(full), full * block / rate(counted))] * whole
+    last = rest if per_sm > full else per_sm
+    if last:
+        at = last if applied or per_sm <= full else full
+        rounds.append((last, factor(at), last * block / rate(at)))
+    reduce = 0.0
+    if splits > 1:
+        elements = float(m) * n
+        moved = 4.0 * elements * (2.0 * splits + (1.0 if BETA != 0.0 else 0.0))
+        in_l2 = 4.0 * elements * splits <= device["l2_bytes"]
+        reduce = c["kLaunchSeconds"] + moved / (device["dram_bytes_per_s"]
+                                                 * (c["kL2Speedup"] if in_l2 else 1.0))
+    padding = 0.0
+    if pad:
+        padding = c["kLaunchSeconds"] + 4.0 * k * (float(n) + padded_ld(n)) / device[
+            "dram_bytes_per_s"]
+    return {"seconds": compute + reduce + padding, "blocks": int(blocks), "per_sm": int(per_sm),
+            "full": int(full), "rest": int(rest), "applied": applied, "rounds": rounds,
+            "compute": compute, "reduce": reduce, "pad": padding, "rate": rate(full),
+            "block": block, "share": share, "rows": rows}
+
+
+def plan_for(model, device, shape, rule="source"):
+    """plan_for(p, SIZE_MAX), as workspace_bytes calls it: {"tile", "splits", "k_slice", "pad",
+    "seconds"}; with another `rule`, what the model would take under it."""
+    m, n, k = shape
+    c, s = model["constants"], model["switches"]
+    can_pad = bool(s["SGEMM_PADDED_B"]) and n % 2 == 1 and padded_bytes(k, n) <= c[
+        "kMaxPaddedBytes"]
+    best = None
+    for pad in (False, True):
+        if pad and not can_pad:
+            break
+        for tile in range(s["SGEMM_TILE_COUNT"]):
+            last = 0
+            for wanted in c["kSplitCandidates"]:
+                k_slice = slice_of(model, k, wanted)
+                splits = ceil_div(k, k_slice)
+                if splits == last:
+                    continue
+                last = splits
+                if (splits > 1 and not s["SGEMM_SPLIT_K"]) or workspace_for(
+                        m, n, k, splits, False) > c["kMaxWorkspaceBytes"]:
+                    break
+                seconds = predict(model, device, shape, tile, splits, k_slice, pad, rule)[
+                    "seconds"]
+                if best is None or seconds < best["seconds"]:
+                    best = {"tile": tile, "splits": splits, "k_slice": k_slice, "pad": pad,
+                            "seconds": seconds}
+    base = {"tile": 0, "splits": 1, "k_slice": k, "pad": False,
+            "seconds": predict(model, device, shape, 0, 1, k, False, rule)["seconds"]}
+    return base if best["seconds"] * (1.0 + c["kKeepMargin"]) > base["seconds"] else best
+
+
+# ---- what the figure shows ---------------------------------------------------------------------
+
+def tile_index(model, size):
+    found = [i for i, t in enumerate(model["tiles"]) if (t["block_m"], t["block_n"]) == size]
+    if not found:
+        raise UsageError(f"{SOURCE}: no {size[0]} x {size[1]} tile in kTileModels (the README's "
+                         "example of the partial round)")
+    return found[0]
+
+
+def plan_name(model, plan):
+    t = model["tiles"][plan["tile"]]
+    return (f"{t['block_m']} × {t['block_n']}"
+            + (f", {plan['splits']} slices" if plan["splits"] > 1 else ", K not split")
+            + (", B padded" if plan["pad"] else ""))
+
+
+def cases(model, device):
+    """The figure's panels: [{"title", "shape", "plan", "parts", "other" (the same plan under
+    the other reading of the last round), "note"}] and the verdicts."""
+    tile = tile_index(model, EXAMPLE_TILE)
+    for wanted in EXAMPLE_SPLITS:
+        if wanted not in model["constants"]["kSplitCandidates"]:
+            raise UsageError(f"{SOURCE}: {wanted} is not one of kSplitCandidates (the README's "
+                             "example compares 20 and 10 slices)")
+    panels = []
+    for wanted in EXAMPLE_SPLITS:
+        k_slice = slice_of(model, EXAMPLE[2], wanted)
+        plan = {"tile": tile, "splits": ceil_div(EXAMPLE[2], k_slice), "k_slice": k_slice,
+                "pad": False}
+        panels.append({"shape": EXAMPLE, "plan": plan,
+                       "parts": predict(model, device, EXAMPLE, tile, plan["splits"], k_slice),
+                       "other": predict(model, device, EXAMPLE, tile, plan["splits"], k_slice,
+                                        rule="one occupancy")})
+    picked = plan_for(model, device, SAWTOOTH)
+    panels.append({"shape": SAWTOOTH, "plan": picked,
+                   "parts": predict(model, device, SAWTOOTH, picked["tile"], picked["splits"],
+                                    picked["k_slice"], picked["pad"]),
+                   "other": predict(model, device, SAWTOOTH, picked["tile"], picked["splits"],
+                                    picked["k_slice"], picked["pad"], rule="every round")})
+    picks = {(shape, rule): plan_for(model, device, shape, rule)
+             for shape in (EXAMPLE, SAWTOOTH) for rule in RULES}
+    return panels, picks
+
+
+def rounded(data):
+    """data with every float to 9 significant digits: a last-bit difference between two machines'
+    pow() is no change of the figure."""
+    if isinstance(data, float):
+        return float(f"{data:.9g}")
+    if isinstance(data, dict):
+        return {key: rounded(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [rounded(value) for value in data]
+    return data
+
+
+def digest(data):
+    """16 hex digits of SHA-256 of the rounded data: what the stamp carries of the arithmetic."""
+    return hashlib.sha256(repr(rounded(data)).encode()).hexdigest()[:16]
+
+
+def signature(model, device):
+    """The line stamped into the figure: what it is drawn from."""
+    tiles = "; ".join(f"{t['alias']} {t['block_m']}x{t['block_n']} share {t['peak_share']}/"
+                      f"{t['split_peak_share']} exponent {t['occupancy_exponent']} "
+                      f"{t['blocks_per_sm']} per SM" for t in model["tiles"])
+    constants = ", ".join(f"{n} = {v}" for n, v in model["constants"].items())
+    switches = ", ".join(f"{n} = {v}" for n, v in model["switches"].items())
+    record = ", ".join(f"{n} = {v}" for n, v in device["record"].items())
+    panels, picks = cases(model, device)
+    return (f"07_any_shape: {tiles}; {constants}; {switches}; device {record}; drawing "
+            f"{DRAWING}; panels sha256 "
+            + digest([[p["plan"], p["parts"], p["other"]] for p in panels]
+                     + sorted((str(key), value) for key, value in picks.items())))
+
+
+def out_of_date(root, results=None, figure=None):
+    """One line when the figure (default root/FIGURE) is not what root's source and the device
+    record (default root/RESULTS) give now (a source changed without a redraw, or never
+    stamped); [] when it is."""
+    root = Path(root)
+    figure = Path(figure) if figure else root / FIGURE
+    want = signature(read_model(root), read_device(Path(results) if results else root / RESULTS))
+    if figure.is_file() and stamped(figure) == want:
+        return []
+    return [f"{figure} is out of date: run python3 {SCRIPT}"]
+
+
+# ---- drawing -----------------------------------------------------------------------------------
+
+FULL_RATE = "#0072B2"   # blocks timed at the full-occupancy rate
+OWN_RATE = "#E69F00"    # blocks timed at their own, lower occupancy
+REDUCE = "#8C959F"      # split-K's second launch
+IDLE = "#eaeef2"
+INK = "#1f2328"
+GREY = "#57606a"
+
+
+def us(seconds):
+    return f"{seconds * 1e6:,.1f} µs"
+
+
+def fmt(value, digits=2):
+    """At most `digits` decimals, no trailing zeros: 0.25, 1, 0.697."""
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def round_label(model, tile, blocks, factor, seconds, index):
+    """Three lines: the round, its blocks and their occupancy factor, its time."""
+    e = model["tiles"][tile]["occupancy_exponent"]
+    full = model["tiles"][tile]["blocks_per_sm"]
+    rate = (f"× ({blocks}/{full})^{fmt(e)} = {factor:.2f}" if factor < 1 else "× 1 (full rate)")
+    return f"round {index}: {blocks} block{'s' if blocks > 1 else ''}\n{rate}\n{us(seconds)}"
+
+
+def panel_title(model, device, panel, picked):
+    (m, n, k), plan, parts = panel["shape"], panel["plan"], panel["parts"]
+    t = model["tiles"][plan["tile"]]
+    shape = f"{m}³" if m == n == k else f"{m} × {n} × {k}"
+    cut = (f"{plan['splits']} slices of {plan['k_slice']} k" if plan["splits"] > 1
+           else "K not split")
+    counts = f"{ceil_div(m, t['block_m'])} × {ceil_div(n, t['block_n'])}" + (
+        f" × {plan['splits']}" if plan["splits"] > 1 else "")
+    sizes = [str(int(r[0])) for r in parts["rounds"]]
+    if parts["applied"]:
+        how = (f"{len(sizes)} rounds ({', then '.join(sizes)}): at most two, so the last one is "
+               "timed at its own occupancy")
+    elif len(sizes) == 1:
+        how = "one round"
+    else:
+        how = (f"{len(sizes)} rounds ({', '.join(sizes)}): more than two, so every block is "
+               "counted at one occupancy")
+    first = (f"{shape} on {t['block_m']} × {t['block_n']}, {cut}"
+             + (": the launcher's plan" if picked else ""))
+    second = (f"{counts} = {parts['blocks']} blocks, {parts['blocks'] / device['sms']:.2f} per "
+              f"SM; the busiest SM runs {parts['per_sm']} in {how}")
+    split = "split-K " if plan["splits"] > 1 else ""
+    odd = f" × {fmt(parts['rows'])} (N odd)" if parts["rows"] != 1 else ""
+    third = (f"a block: {t['block_m']} × {t['block_n']} × ({plan['k_slice']} + "
+             f"{model['constants']['kFillK']}) multiply-adds; the SM: {device['lanes']} lanes × "
+             f"{fmt(device['clock_mhz'], 0)} MHz × {fmt(parts['share'], 3)} ({split}share)"
+             f"{odd} = {parts['rate'] / 1e9:.1f} G multiply-adds/s with "
+             f"{t['blocks_per_sm']} blocks, × (r/{t['blocks_per_sm']})^"
+             f"{fmt(t['occupancy_exponent'])} with r < {t['blocks_per_sm']}")
+    return first, second + "\n" + third
+
+
+def draw_panel(ax, model, panel, x_max, other_label):
+    """The busiest SM's block slots over the model's time: its rounds, split-K's reduction, the
+    model's time, and (dashed) the last round and the total under the other reading."""
+    from matplotlib.patches import Rectangle
+    plan, parts, other = panel["plan"], panel["parts"], panel["other"]
+    full = parts["full"]
+    t0 = 0.0
+    scale = 1e6
+    for index, (blocks, factor, seconds) in enumerate(parts["rounds"], 1):
+        blocks = int(blocks)
+        colour = FULL_RATE if factor >= 1 else OWN_RATE
+        for slot in range(full):
+            style = (dict(facecolor=colour, edgecolor="white", linewidth=1.2) if slot < blocks
+                     else dict(facecolor=IDLE, edgecolor="white", linewidth=1.2, hatch="//"))
+            ax.add_patch(Rectangle((t0 * scale, slot), seconds * scale, 1, **style))
+        ax.text((t0 + seconds / 2) * scale, blocks / 2,
+                round_label(model, plan["tile"], blocks, factor, seconds, index),
+                ha="center", va="center", fontsize=7.5, linespacing=1.2,
+                color="white" if colour == FULL_RATE else INK,
+                bbox=dict(facecolor=colour, edgecolor="none", pad=1.5))
+        t0 += seconds
+    changed = other["seconds"] != parts["seconds"]
+    if changed:
+        last_blocks, _, last_seconds = parts["rounds"][-1]
+        ax.add_patch(Rectangle(((t0 - last_seconds) * scale, 0), other["rounds"][-1][2] * scale,
+                               int(last_blocks), fill=False, edgecolor=INK,
+                               linestyle=(0, (4, 2)), linewidth=1.3))
+    if parts["reduce"]:
+        ax.add_patch(Rectangle((t0 * scale, 0), parts["reduce"] * scale, full,
+                               facecolor=REDUCE, edgecolor="white"))
+        ax.annotate(f"adding the {plan['splits']} slices:\n{us(parts['reduce'])}",
+                    ((t0 + parts["reduce"]) * scale, full / 2), xytext=(8, 0),
+                    textcoords="offset points", va="center", fontsize=7.5, color=GREY)
+    ax.axvline(parts["seconds"] * scale, color=INK, linewidth=1.4)
+    ax.annotate(f"model: {us(parts['seconds'])}", (parts["seconds"] * scale, -0.12),
+                xytext=(4, 0), textcoords="offset points", ha="left", va="bottom",
+                fontsize=8.5, fontweight="bold")
+    if changed:
+        ax.axvline(other["seconds"] * scale, color=INK, linewidth=1.0, linestyle=(0, (4, 2)))
+        # Beside the dashed line, on the side away from the model's line.
+        after = other["seconds"] > parts["seconds"]
+        ax.annotate(f"{other_label}:\n{us(other['seconds'])}" if after else
+                    f"{other_label}: {us(other['seconds'])}",
+                    (other["seconds"] * scale, 0.75 * full if after else full + 0.12),
+                    xytext=(4 if after else -4, 0), textcoords="offset points",
+                    ha="left" if after else "right", va="center" if after else "top",
+                    fontsize=8)
+    ax.set_xlim(0, x_max * scale)
+    ax.set_ylim(full + 0.75, -0.75)
+    ax.set_yticks([s + 0.5 for s in range(full)])
+    ax.set_yticklabels([f"slot {s + 1}" for s in range(full)], fontsize=8)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_xlabel("time on the busiest SM (µs, the model's)", fontsize=8.5)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def verdict(model, panels, picks):
+    """Two lines under the panels: what plan_for takes under each reading of the last round."""
+    chosen, one = picks[(EXAMPLE, "source")], picks[(EXAMPLE, "one occupancy")]
+    every, saw = picks[(SAWTOOTH, "every round")], panels[2]
+    two = panels[0]["parts"]
+    return "\n".join(textwrap.fill(line, 150) for line in (
+        f"{EXAMPLE[0]} × {EXAMPLE[1]} × {EXAMPLE[2]}: plan_for takes {plan_name(model, chosen)} "
+        f"({us(chosen['seconds'])}). Counting the {two['per_sm']} blocks of "
+        f"{panels[0]['plan']['splits']} slices at one occupancy, as the model did before the "
+        f"rule, it would take {plan_name(model, one)} ({us(one['seconds'])}).",
+        f"{SAWTOOTH[0]}³: {saw['parts']['per_sm']} blocks per SM make more than two rounds, and "
+        f"the rule is not applied. Applied, {plan_name(model, saw['plan'])} would cost "
+        f"{us(saw['other']['seconds'])} and plan_for would take {plan_name(model, every)} "
+        f"({us(every['seconds'])})."))
+
+
+def draw(plt, model, device, path):
+    """two_rounds.png: the three panels of cases(), the verdict, a 256-colour PNG."""
+    import io
+    from matplotlib.patches import Patch
+    from PIL import Image
+    panels, picks = cases(model, device)
+    chosen = picks[(EXAMPLE, "source")]
+    device = dict(device, lanes=device["record"]["fp32_lanes_per_sm"],
+                  clock_mhz=device["record"]["sm_clock_mhz"])
+    fig, axes = plt.subplots(3, 1, figsize=(11.5, 11), gridspec_kw={"hspace": 1.05})
+    example_max = max(max(p["parts"]["seconds"], p["other"]["seconds"]) for p in panels[:2])
+    for ax, panel in zip(axes, panels):
+        plan = panel["plan"]
+        on_example = panel["shape"] == EXAMPLE
+        picked = not on_example or (plan["tile"], plan["splits"]) == (chosen["tile"],
+                                                                      chosen["splits"])
+        x_max = (example_max if on_example else
+                 max(panel["parts"]["seconds"], panel["other"]["seconds"])) * 1.2
+        draw_panel(ax, model, panel, x_max, "counted at one occupancy" if on_example
+                   else "the rule applied here")
+        first, rest = panel_title(model, device, panel, picked)
+        ax.set_title(rest, fontsize=8, loc="left", pad=20, color=INK)
+        ax.annotate(first, (0, 1), xycoords="axes fraction", xytext=(0, 48),
+                    textcoords="offset points", fontsize=9.5, fontweight="bold", va="bottom")
+    fig.text(0.01, 0.03, verdict(model, panels, picks), fontsize=8.5, va="bottom",
+             linespacing=1.4)
+    fig.legend(handles=[Patch(facecolor=FULL_RATE, label="blocks at the full-occupancy rate"),
+                        Patch(facecolor=OWN_RATE, label="blocks at a lower occupancy's rate"),
+                        Patch(facecolor=IDLE, hatch="//", label="slot idle"),
+                        Patch(facecolor=REDUCE, label="split-K: adding the slices"),
+                        Patch(fill=False, edgecolor=INK, linestyle=(0, (4, 2)),
+                              label="the last round and the total, the other way")],
+               loc="upper center", ncol=5, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.962))
+    fig.suptitle(f"The last, partial round in chapter 07's model (predict_seconds) on "
+                 f"{device['name']}, {device['sms']} SMs", fontsize=11.5, y=0.988)
+    fig.text(0.01, 0.01, f"Model times, not measurements; drawn by {SCRIPT} from {SOURCE} and "
+             f"the device record of {RESULTS}", fontsize=7, color=GREY)
+    fig.subplots_adjust(left=0.07, right=0.975, top=0.85, bottom=0.15)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
+    plt.close(fig)
+    buffer.seek(0)
+    Image.open(buffer).convert("RGB").quantize(256).save(path, optimize=True)
+
+
+def parse_args(argv):
+    parser = ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=REPO,
+                        help="the tree whose 07_any_shape/any_shape.cu is read (default: this "
+                        "repository)")
+    parser.add_argument("--results", type=Path,
+                        help=f"shapes.json with the device record (default: ROOT/{RESULTS})")
+    parser.add_argument("--out", type=Path, help=f"the PNG (default: ROOT/{FIGURE})")
+    parser.add_argument("--check", action="store_true",
+                        help="draw nothing; exit 1 when --out is not what the source gives now")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    results = args.results or args.root / RESULTS
+    out = args.out or args.root / FIGURE
+    try:
+        if args.check:
+            stale = out_of_date(args.root, results, out)
+            for line in stale:
+                print(line, file=sys.stderr)
+            if not stale:
+                print(f"{out} is up to date")
+            return EXIT_WRONG if stale else EXIT_PASS
+        model, device = read_model(args.root), read_device(results)
+        sign = signature(model, device)
+        plt = pyplot(SCRIPT)
+        if plt is None:
+            return EXIT_USAGE
+        if out.is_dir():
+            raise UsageError(f"{out} is a folder, not a PNG file")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            draw(plt, model, device, out)
+            stamp(out, sign)
+        except OSError as error:
+            raise UsageError(f"cannot write {out}: {error.strerror or error}") from None
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"wrote {out}")
+    return EXIT_PASS
+
+
+if __name__ == "__main__":
+    sys.exit(main())

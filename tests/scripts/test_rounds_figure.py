@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Host test of scripts/rounds_figure.py (chapter 07's two_rounds.png): it reads the launcher's
+tiles and constants from 07_any_shape/any_shape.cu as shapes.py's copy of the model has them, and
+its copy of the model predicts and plans as shapes.py's does; the figure's arithmetic is the
+README's (777 x 333 x 16383: 20 slices make a round of 4 and a round of 2 and lose to 10 slices,
+which one occupancy would not see; 3840^3: more than two rounds, the rule not applied, and
+applying it there moves the plan); a source whose model the copy no longer mirrors is refused with
+one line; the committed figure is in step with the source and the device record, and a change to
+either is seen; bad input is one `error:` line and exit 2, a stale figure under --check exit 1.
+Exit 77 (skipped) without matplotlib."""
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from helpers import REPO, SCRIPTS, ScriptAssertions
+
+import rounds_figure as rf  # noqa: E402  (helpers puts scripts/ on the path)
+import shapes  # noqa: E402
+from figures import UsageError, stamped  # noqa: E402
+
+SCRIPT = SCRIPTS / "rounds_figure.py"
+
+
+def run(*options):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, options)], capture_output=True,
+                          text=True)
+
+
+def copy_inputs(root):
+    """The source, the header, the device record and the committed figure under root, laid out as
+    in the repository."""
+    root = Path(root)
+    for path in (rf.SOURCE, rf.SPLIT_HEADER, rf.RESULTS, rf.FIGURE):
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / path, root / path)
+    return root
+
+
+def edit(path, old, new):
+    """path with its one occurrence of `old` replaced by `new`."""
+    text = Path(path).read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{path}: {old!r} occurs {text.count(old)} times"
+    Path(path).write_text(text.replace(old, new), encoding="utf-8")
+
+
+def model_and_device(root=REPO):
+    return rf.read_model(root), rf.read_device(Path(root) / rf.RESULTS)
+
+
+class ReadsTheSourceTest(unittest.TestCase):
+    def test_tiles_and_constants_are_those_of_shapes_pys_copy(self):
+        # Two readings of one source: shapes.py's hand copy (its sawtooth chart) and this reader.
+        model, _ = model_and_device()
+        got = [(t["block_m"], t["block_n"], t["warps"], t["peak_share"], t["split_peak_share"],
+                t["blocks_per_sm"], t["occupancy_exponent"]) for t in model["tiles"]]
+        self.assertEqual(got, [tuple(t) for t in shapes.TILES])
+        self.assertEqual([t["alias"] for t in model["tiles"]],
+                         ["LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile"])
+        c = model["constants"]
+        self.assertEqual((c["kFillK"], c["kLaunchSeconds"], c["kL2Speedup"], c["kSliceAlign"],
+                          c["kKeepMargin"], c["kSplitCandidates"], c["kMaxWorkspaceBytes"],
+                          c["kOddRowsShare"], c["kMaxPaddedBytes"]),
+                         (shapes.FILL_K, shapes.LAUNCH_SECONDS, shapes.L2_SPEEDUP,
+                          shapes.SLICE_ALIGN, shapes.KEEP_MARGIN, shapes.SPLITS,
+                          shapes.MAX_WORKSPACE, shapes.ODD_ROWS_SHARE, shapes.MAX_PADDED))
+        self.assertEqual(model["switches"],
+                         {"SGEMM_TILE_COUNT": 5, "SGEMM_SPLIT_K": 1, "SGEMM_PADDED_B": 1})
+
+    def test_the_device_is_the_suites(self):
+        _, device = model_and_device()
+        record = json.loads((REPO / rf.RESULTS).read_text(encoding="utf-8"))["device"]
+        self.assertEqual(device["sms"], record["sms"])
+        self.assertEqual(device["fma_per_s_per_sm"],
+                         record["fp32_lanes_per_sm"] * record["sm_clock_mhz"] * 1e6)
+        self.assertEqual(device["dram_bytes_per_s"], record["dram_bandwidth_gbs"] * 1e9)
+
+
+class ModelTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.model, cls.device = model_and_device()
+        cls.record = json.loads((REPO / rf.RESULTS).read_text(encoding="utf-8"))["device"]
+        cls.small = rf.tile_index(cls.model, rf.EXAMPLE_TILE)
+
+    def shapes_to_try(self):
+        return ([tuple(s[:3]) for s in shapes.SUITE] + [(s, s, s) for s in range(1024, 8193, 640)]
+                + [rf.EXAMPLE, rf.SAWTOOTH, (4352, 4352, 4352), (4095, 4097, 4095)])
+
+    def test_predicts_and_plans_as_shapes_pys_copy(self):
+        for m, n, k in self.shapes_to_try():
+            with self.subTest(shape=(m, n, k)):
+                for tile in range(len(self.model["tiles"])):
+                    for wanted in (1, 4, 20):
+                        k_slice = rf.slice_of(self.model, k, wanted)
+                        splits = rf.ceil_div(k, k_slice)
+                        for pad in ((False, True) if n % 2 else (False,)):
+                            ours = rf.predict(self.model, self.device, (m, n, k), tile, splits,
+                                              k_slice, pad)["seconds"]
+                            theirs = shapes.predict_seconds(m, n, k, self.record, tile, splits,
+                                                            k_slice, pad=pad)
+                            self.assertAlmostEqual(ours / theirs, 1.0, places=12)
+                plan = rf.plan_for(self.model, self.device, (m, n, k))
+                tile, splits, seconds, pad = shapes.plan(m, n, k, self.record, with_pad=True)
+                self.assertEqual((plan["tile"], plan["splits"], plan["pad"]), (tile, splits, pad))
+                self.assertAlmostEqual(plan["seconds"] / seconds, 1.0, places=12)
+
+    def test_the_rounds_add_up_to_the_models_time(self):
+        for shape in self.shapes_to_try():
+            for rule in rf.RULES:
+                for tile in range(len(self.model["tiles"])):
+                    for wanted in (1, 3, 10, 20, 64):
+                        k_slice = rf.slice_of(self.model, shape[2], wanted)
+                        parts = rf.predict(self.model, self.device, shape, tile,
+                                           rf.ceil_div(shape[2], k_slice), k_slice, rule=rule)
+                        with self.subTest(shape=shape, rule=rule, tile=tile, wanted=wanted):
+                            self.assertAlmostEqual(sum(r[2] for r in parts["rounds"])
+                                                   / parts["compute"], 1.0, places=12)
+                            self.assertEqual(sum(r[0] for r in parts["rounds"]), parts["per_sm"])
+                            self.assertTrue(all(r[0] <= parts["full"] for r in parts["rounds"]))
+                            self.assertAlmostEqual(parts["compute"] + parts["reduce"]
+                                                   + parts["pad"], parts["seconds"], places=15)
+
+    def test_the_readmes_example(self):
+        # README.md: "777 x 333 x 16383 on 64 x 128 with 20 slices is 5.9 blocks per SM, a round of
+        # 4 and a round of 2 at 0.5^0.25 of the rate, which makes 10 slices (2.95 blocks per SM,
+        # one round) the faster plan".
+        panels, picks = rf.cases(self.model, self.device)
+        twenty, ten = panels[0], panels[1]
+        self.assertEqual((twenty["plan"]["splits"], ten["plan"]["splits"]), (20, 10))
+        self.assertEqual(round(twenty["parts"]["blocks"] / self.device["sms"], 1), 5.9)
+        self.assertEqual([r[0] for r in twenty["parts"]["rounds"]], [4, 2])
+        self.assertTrue(twenty["parts"]["applied"])
+        self.assertEqual(twenty["parts"]["rounds"][-1][1], 0.5 ** 0.25)
+        self.assertEqual(round(ten["parts"]["blocks"] / self.device["sms"], 2), 2.95)
+        self.assertEqual([r[0] for r in ten["parts"]["rounds"]], [3])
+        self.assertLess(ten["parts"]["seconds"], twenty["parts"]["seconds"])
+        chosen = picks[(rf.EXAMPLE, "source")]
+        self.assertEqual((chosen["tile"], chosen["splits"]), (self.small, 10))
+        # Counted at one occupancy (the model before the rule), 20 slices looked faster.
+        self.assertLess(twenty["other"]["seconds"], ten["parts"]["seconds"])
+        before = picks[(rf.EXAMPLE, "one occupancy")]
+        self.assertEqual((before["tile"], before["splits"]), (self.small, 20))
+
+    def test_the_sawtooth_case(self):
+        # README.md: after more rounds the rule is not applied; applied, it moved the sawtooth's
+        # plans (3840^3, 4352^3).
+        panels, picks = rf.cases(self.model, self.device)
+        saw = panels[2]
+        self.assertGreater(len(saw["parts"]["rounds"]), 2)
+        self.assertFalse(saw["parts"]["applied"])
+        self.assertTrue(saw["other"]["applied"])
+        self.assertGreater(saw["other"]["seconds"], saw["parts"]["seconds"])
+        moved = picks[(rf.SAWTOOTH, "every round")]
+        self.assertNotEqual((moved["tile"], moved["splits"]),
+                            (saw["plan"]["tile"], saw["plan"]["splits"]))
+        for size in (3840, 4352):
+            source = rf.plan_for(self.model, self.device, (size,) * 3)
+            every = rf.plan_for(self.model, self.device, (size,) * 3, rule="every round")
+            self.assertNotEqual((source["tile"], source["splits"]),
+                                (every["tile"], every["splits"]), size)
+
+
+class DriftTest(unittest.TestCase, ScriptAssertions):
+    def test_a_changed_model_is_refused_with_one_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_inputs(tmp)
+            edit(root / rf.SOURCE, "per_sm <= 2 * full", "per_sm <= 3 * full")
+            with self.assertRaisesRegex(UsageError, r"predict_seconds now says .*3\*full"):
+                rf.read_model(root)
+            self.assert_one_error_line(run("--root", root, "--out", Path(tmp) / "x.png"),
+                                       "predict_seconds", "3*full", "the copy needs the same")
+            self.assertFalse((Path(tmp) / "x.png").exists())
+
+    def test_a_changed_helper_or_device_read_is_refused(self):
+        for path, old, new, fragment in (
+                (rf.SPLIT_HEADER, "+ 3) / 4 * 4;", "+ 7) / 8 * 8;", "split_k_slice_floats"),
+                (rf.SOURCE, "constexpr double kL2Speedup = 2.0;", "", "kL2Speedup"),
+                (rf.SOURCE, "d.l2_bytes = l2;", "d.l2_bytes = l2 / 2;", "d.l2_bytes=l2;"),
+                (rf.SOURCE, "d.blocks_per_sm[4] = prepare_tile<TinyTile>();",
+                 "d.blocks_per_sm[4] = prepare_tile<TallTile>();", "kTileModels[4] is not")):
+            with self.subTest(edit=new), tempfile.TemporaryDirectory() as tmp:
+                root = copy_inputs(tmp)
+                edit(root / path, old, new)
+                self.assert_one_error_line(run("--root", root, "--out", Path(tmp) / "x.png"),
+                                           fragment)
+
+    def test_an_occupancy_the_h100_cannot_hold_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_inputs(tmp)
+            edit(root / rf.SOURCE, "using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;",
+                 "using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 12>;")
+            self.assert_one_error_line(run("--root", root, "--check"), "SmallTile",
+                                       "ask for 4 blocks per SM, the H100 holds 1")
+
+
+class CommittedFigureTest(unittest.TestCase, ScriptAssertions):
+    def test_the_committed_figure_matches_its_source(self):
+        self.assertEqual(rf.out_of_date(REPO), [])
+        proc = run("--check")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_a_change_is_seen_and_a_redraw_follows_it(self):
+        changes = ((rf.SOURCE, "SmallTile::kThreads / 32, 0.701,",
+                    "SmallTile::kThreads / 32, 0.702,"),
+                   (rf.SOURCE, "constexpr int kFillK = 32;", "constexpr int kFillK = 48;"),
+                   (rf.RESULTS, '"sms": 132,', '"sms": 114,'))
+        for path, old, new in changes:
+            with self.subTest(edit=new), tempfile.TemporaryDirectory() as tmp:
+                root = copy_inputs(tmp)
+                edit(root / path, old, new)
+                self.assertEqual(len(rf.out_of_date(root)), 1)
+                proc = run("--root", root, "--check")
+                self.assertEqual(proc.returncode, 1, proc.stderr)
+                self.assertRegex(proc.stderr, r"^\S*two_rounds\.png is out of date: run python3 "
+                                 r"scripts/rounds_figure.py\n$")
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_inputs(tmp)
+            edit(root / rf.SOURCE, *changes[0][1:])
+            proc = run("--root", root)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(rf.out_of_date(root), [])
+            self.assertIn("SmallTile 64x128 share 0.702/", stamped(root / rf.FIGURE))
+            size = (root / rf.FIGURE).stat().st_size
+            self.assertTrue(1000 < size < 150_000, size)
+
+    def test_a_figure_never_stamped_is_out_of_date(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_inputs(tmp)
+            from PIL import Image
+            Image.new("RGB", (4, 4)).save(root / rf.FIGURE)
+            self.assertEqual(len(rf.out_of_date(root)), 1)
+            (root / rf.FIGURE).unlink()
+            self.assertEqual(len(rf.out_of_date(root)), 1)
+
+
+class UsageTest(unittest.TestCase, ScriptAssertions):
+    def test_bad_input_is_one_line_and_exit_2(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            self.assert_one_error_line(run("--root", tmp / "nowhere"), "any_shape.cu",
+                                       "cannot read")
+            root = copy_inputs(tmp / "root")
+            (tmp / "nodevice.json").write_text('{"rows": []}', encoding="utf-8")
+            self.assert_one_error_line(run("--root", root, "--results", tmp / "nodevice.json"),
+                                       "no device record")
+            (tmp / "broken.json").write_text("{", encoding="utf-8")
+            self.assert_one_error_line(run("--root", root, "--results", tmp / "broken.json"),
+                                       "not JSON")
+            record = json.loads((REPO / rf.RESULTS).read_text(encoding="utf-8"))
+            del record["device"]["l2_bytes"]
+            (tmp / "nol2.json").write_text(json.dumps(record), encoding="utf-8")
+            self.assert_one_error_line(run("--root", root, "--results", tmp / "nol2.json"),
+                                       "no positive l2_bytes")
+            self.assert_one_error_line(run("--root", root, "--out", tmp), "is a folder")
+            (tmp / "file").write_text("x", encoding="utf-8")
+            self.assert_one_error_line(run("--root", root, "--out", tmp / "file" / "x.png"),
+                                       "cannot write")
+            self.assert_one_error_line(run("--bogus"), "--bogus")
+
+
+if __name__ == "__main__":
+    if importlib.util.find_spec("matplotlib") is None:
+        print("matplotlib not installed: skipped")
+        sys.exit(77)
+    unittest.main()
