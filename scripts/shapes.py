@@ -7,7 +7,8 @@ Each chapter binary runs once over the whole suite (`--m/--n/--k` lists, `--form
 --output`), verifying every shape and timing itself and cuBLAS FP32 in the same process, so every
 "% of cuBLAS" is a ratio from one process. The script writes into the results folder
 (docs/results/<gpu-slug>/ by default):
-  shapes.json          the suite, every chapter's rows, the device, the command and the commit
+  shapes.json          the suite, every chapter's rows, the device, the command and the commit,
+                       chapter 07's floors evaluated
   shapes.md            one line per shape: 06, 07 and cuBLAS TFLOP/s, % of cuBLAS, 07 / 06; the
                        geometric mean; which of chapter 07's floors hold (07_any_shape/README.md)
   figures/shapes.png   % of cuBLAS per shape, 06 beside 07
@@ -17,7 +18,7 @@ With --sawtooth START:STOP:STEP it runs the square sizes START, START+STEP, ... 
 against size for both chapters, beside the efficiency chapter 07's launcher model predicts for
 its own plan and for chapter 06's single tile (wave quantization, 07_any_shape/README.md).
 --render-only redraws the tables and figures from the JSON already in the folder (no GPU; with
---chapters, those of that run).
+--chapters or --suite, those of that run).
 --waves M,N,K draws, from the launcher model and the GPU recorded in the folder's shapes.json,
 which SM runs which blocks for one shape: chapter 06's single tile beside chapter 07's plan
 (07_any_shape/figures/waves.png by default; no GPU).
@@ -36,23 +37,28 @@ leaves alone (shapes_<NN>_<NN>, e.g. shapes_08_09 for --chapters 08 09):
 without --chapters, and --check-floors turns a floor that does not hold (or has no shape to
 measure it) into exit code 1 in both.
 
---suite picks the shapes of a --chapters run: 07 (SUITE, chapter 07's, issue 10; the default) or
-hopper (HOPPER_SUITE, issue 18's suite for the Hopper chapters: squares, shapes that are no
-multiple of the tile, transformer layers of published models, decode steps of 1-16 tokens, tall
-and wide skinny, long K with a small C; the source of each shape is written beside it). A floor
-of CHAPTER_FLOORS belongs to one suite and is evaluated only on it (issue 18's, for 13 and 14,
-on the hopper suite). The hopper suite's results carry the suite's name, so they never overwrite
-the 07 suite's of the same chapters (shapes_hopper_<NN>_<NN>, e.g. for --chapters 13 14
---suite hopper):
-  shapes_hopper_13_14.json         the document, its suite named in "suite_name"
-  shapes_hopper_13_14.md           the table and the floors, as shapes_<NN>_<NN>.md
-  figures/shapes_hopper_13_14.png  the chart, as figures/shapes_<NN>_<NN>.png
+--suite picks the shapes, with or without --chapters: 07 (SUITE, chapter 07's, issue 10; the
+default), hopper (HOPPER_SUITE, issue 18's suite for the Hopper chapters: squares, shapes that are
+no multiple of the tile, transformer layers of published models, decode steps of 1-16 tokens, tall
+and wide skinny, long K with a small C; the source of each shape is written beside it) or heldout
+(HELDOUT_SUITE, issue 19's held-out suite for chapter 07: 59 shapes drawn with a fixed seed from a
+distribution of realistic shapes written down above it, none of them a shape 07 was fitted on; see
+heldout_suite()). Floors belong to a suite and are evaluated only on it: issue 18's, for 13 and
+14, on the hopper suite; chapter 07's on the 07 suite (issue 10) and on the held-out suite (issue
+19, the same numbers; 07 equal to 06 at 4096^3 and 8192^3 only where the suite holds those
+shapes, the 07 suite). The results of another suite than 07 carry the suite's name, so they never
+overwrite the 07 suite's: shapes_<suite> for 06 and 07, shapes_<suite>_<NN>_<NN> with --chapters.
+For example --suite heldout (06 and 07) and --chapters 13 14 --suite hopper write:
+  shapes_heldout.json, shapes_hopper_13_14.json          the document, "suite_name" the suite
+  shapes_heldout.md, shapes_hopper_13_14.md              the table and the floors
+  figures/shapes_heldout.png, figures/shapes_hopper_13_14.png     the chart
 """
 
 import argparse
 import datetime
 import json
 import math
+import random
 import subprocess
 import sys
 import tempfile
@@ -72,6 +78,7 @@ examples:
   python3 scripts/shapes.py --chapters 08 09 --extra          # issue 16: shapes_08_09.*
   python3 scripts/shapes.py --chapters 09 --shapes "8,4096,4096;4096,4096,4096"
   python3 scripts/shapes.py --chapters 12 13 14 --suite hopper  # issue 18: shapes_hopper_12_13_14.*
+  python3 scripts/shapes.py --suite heldout --check-floors    # issue 19: shapes_heldout.*
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
             --check-floors, a floor of chapter 07, or with --chapters one of
@@ -102,9 +109,14 @@ SUITE = [
     (777, 333, 16383, "unaligned"), (8191, 8191, 8191, "unaligned"),
 ]
 
-# Chapter 07's floors (issue 10): % of cuBLAS by size, the geometric mean, and 07 against 06.
+# Chapter 07's floors: % of cuBLAS by size, the geometric mean, and 07 against 06. Issue 10 set
+# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT_SUITE), whose
+# figures alone then count (CHAPTER_FLOORS holds both; floors() checks them in the default run).
 BIG_MACS = 2 ** 30
 FLOOR_BIG, FLOOR_SMALL, FLOOR_GEOMEAN, FLOOR_VS_06 = 90.0, 75.0, 97.0, 0.98
+# "07 equal to 06 at 4096^3 and 8192^3" (both issues) is a floor of the suites that hold those
+# shapes: SUITE does, and a held-out suite cannot (it holds no shape of SUITE, and both are
+# shapes 07 was fitted on). So a held-out run leaves it to the default suite's run, and says so.
 EQUAL_TO_06 = [(4096, 4096, 4096), (8192, 8192, 8192)]
 EQUAL_TOLERANCE = 0.02  # "equal": within 2 % either way, the noise of two processes
 
@@ -171,16 +183,307 @@ HOPPER_SUITE = [
     (4096, 16, 65536, "long K"), (1024, 1024, 65536, "long K"),
 ]
 
+# The held-out suite (issue 19): chapter 07 judged on shapes that no constant, rule or test of its
+# launcher model was fitted on. SUITE is the fitting set (the model's constants were measured or
+# chosen on it, and on the sawtooth's multiples of 128); these shapes are drawn with a fixed seed
+# from the distribution written down here, and were committed before any chapter ran them. Tune
+# nothing on them: a constant fitted to this list makes it a second fitting set, and a new
+# held-out list (a new seed, fixed before drawing) is then owed.
+#
+# The distribution: HELDOUT_GROUPS' number of shapes of each group, each drawn by its group's rule
+# below. A shape is drawn again when it is already in the list or in SUITE, HOPPER_SUITE or EXTRA,
+# when an operand (A, B or C) exceeds MAX_OPERAND_BYTES, or when it does more than MAX_MACS
+# multiply-adds. "Log-uniform in [lo, hi]" is an integer x with P(x) proportional to 1/x
+# (log_uniform()). A layer y = x W is (M, N, K) = (tokens, output features, input features); its
+# data gradient dx = dy W^T is (tokens, input features, output features); its weight gradient
+# dW = x^T dy is (input features, output features, tokens).
+#   layer        a projection of HELDOUT_MODELS (uniform over all of them: Q/K/V, attention output,
+#                FFN up, FFN gate and up fused where the FFN is gated, FFN down, the LM head where
+#                the vocabulary is given), even odds of forward and data gradient. Tokens
+#                (heldout_tokens()): a training batch of whole sequences, or for a text model's
+#                forward pass even odds of that and a prefill (inference on prompts of any length).
+#   weight grad  a projection's weight gradient over a training batch (K = tokens).
+#   small M      a decode step: M = 1..16 sequences decoded together (uniform), one projection.
+#   small N      N <= 16, a third each of: the decode step as a column-major framework computes it,
+#                y^T = W^T x^T (M = output features, N = 1..16 sequences, K = input features); a
+#                LoRA down projection x A (Hu et al. 2021; rank of LORA_RANKS) on a projection's
+#                input; Mixtral's router (N = 8 experts, K = 4096).
+#   square       n x n x n, n log-uniform in [1000, 12000], no multiple of 128; stratified: the
+#                i-th square in the i-th of SQUARE_STRATA's equal parts of the log range, so the
+#                five span it whatever the seed.
+#   near-square  s log-uniform in [1000, 12000], stratified as the squares (NEAR_SQUARE_STRATA);
+#                M, N, K each s * (850..1150, uniform) // 1000; none a multiple of 128, not all
+#                three equal.
+#   tall         M log-uniform in [16384, 262144], N in [17, 256], K in [256, 8192]: many rows
+#                against few columns (scores of many samples on a few components, a QR panel).
+#   wide         the transpose of tall: M in [17, 256], N in [16384, 262144], K in [256, 8192].
+#   long K       M and N log-uniform in [8, 256], K in [2^18, 2^21] (issue 19: K >= 2^18 with a tiny
+#                C): Gram and covariance matrices of a few features over many samples, a small
+#                layer's weight gradient over a long stream of tokens.
+#   unaligned    M, N, K each log-uniform in [257, 16383], made odd: no row of A, B or C a multiple
+#                of 16 bytes (issue 19's 12345 x 6789 x 1011).
+# No square or near-square has a multiple of 128, so none lies on the sawtooth (1024:8192:128)
+# that the model's wave quantization was studied on.
+#
+# Model dimensions, as published (d: the model's width; fused Q/K/V: d + 2 x the K/V width):
+#   BERT base, large (Devlin et al. 2019, section 3): d 768, 1024; FFN 4d; 512 tokens a sequence.
+#   GPT-2 small, medium, large, XL (Radford et al. 2019, table 2): d 768, 1024, 1280, 1600; FFN 4d;
+#     context 1024; vocabulary 50257.
+#   GPT-3 2.7B, 6.7B, 13B, 175B (Brown et al. 2020, table 2.1; d_ff = 4 d): d 2560, 4096, 5140,
+#     12288; context 2048.
+#   LLaMA-2-7B, 13B, 70B (Touvron et al. 2023, and the released configurations): d 4096, 5120,
+#     8192; gated FFN 11008, 13824, 28672; 70B with GQA, 8 K/V heads of 128 (K and V 1024 each);
+#     context 4096; vocabulary 32000.
+#   LLaMA-3-8B (Meta 2024, model card): d 4096, gated FFN 14336, K and V 1024 each, context 8192,
+#     vocabulary 128256.
+#   Falcon-7B (Almazrouei et al. 2023): d 4544, FFN 4d, multi-query attention (one K/V head of 64),
+#     context 2048, vocabulary 65024.
+#   ViT-B/16, L/16, H/14 (Dosovitskiy et al. 2021, table 1): d 768, 1024, 1280; MLP 4d; at 224 x 224
+#     pixels 196 patches and the class token, 197 tokens an image (H/14: 256 + 1 = 257).
+#   Mixtral 8x7B (Jiang et al. 2024): d 4096, a router to 8 experts, context 32768.
+HELDOUT = "heldout"
+HELDOUT_SEED = 19  # issue 19's number, fixed before the first draw; never changed to pick a draw
+# (model, d, fused Q/K/V width, FFN width, gated FFN, vocabulary (0: its LM head is not drawn),
+# tokens a sequence (an image for ViT), text (False: no prompts of any length))
+HELDOUT_MODELS = [
+    ("BERT-base", 768, 2304, 3072, False, 0, 512, True),
+    ("BERT-large", 1024, 3072, 4096, False, 0, 512, True),
+    ("GPT-2 small", 768, 2304, 3072, False, 50257, 1024, True),
+    ("GPT-2 medium", 1024, 3072, 4096, False, 50257, 1024, True),
+    ("GPT-2 large", 1280, 3840, 5120, False, 50257, 1024, True),
+    ("GPT-2 XL", 1600, 4800, 6400, False, 50257, 1024, True),
+    ("GPT-3 2.7B", 2560, 7680, 10240, False, 0, 2048, True),
+    ("GPT-3 6.7B", 4096, 12288, 16384, False, 0, 2048, True),
+    ("GPT-3 13B", 5140, 15420, 20560, False, 0, 2048, True),
+    ("GPT-3 175B", 12288, 36864, 49152, False, 0, 2048, True),
+    ("LLaMA-2-7B", 4096, 12288, 11008, True, 32000, 4096, True),
+    ("LLaMA-2-13B", 5120, 15360, 13824, True, 32000, 4096, True),
+    ("LLaMA-2-70B", 8192, 10240, 28672, True, 32000, 4096, True),
+    ("LLaMA-3-8B", 4096, 6144, 14336, True, 128256, 8192, True),
+    ("Falcon-7B", 4544, 4672, 18176, False, 65024, 2048, True),
+    ("ViT-B/16", 768, 2304, 3072, False, 0, 197, False),
+    ("ViT-L/16", 1024, 3072, 4096, False, 0, 197, False),
+    ("ViT-H/14", 1280, 3840, 5120, False, 0, 257, False),
+]
+ROUTER = ("Mixtral 8x7B router", 4096, 8, 32768)  # (source, d, experts, context)
+LORA_RANKS = [1, 2, 4, 8, 16]
+# A training batch is BATCHES' sequences, at most MAX_TOKENS tokens; a prefill is log-uniform in
+# PREFILL_TOKENS.
+BATCHES = [1, 2, 4, 8, 16, 32, 64]
+MAX_TOKENS = 32768
+PREFILL_TOKENS = (128, 16384)
+# Every shape fits the harness on an 80 GB GPU: A, B and C under 2.5 GB each, so A, B, two or
+# three copies of C, their FP64 copies (the accuracy columns), 07's split-K workspace (at most
+# 256 MB) and padded B (at most 1 GB) take under 40 GB. MAX_MACS (2^42, 8 x 8192^3) keeps a launch
+# under about 0.2 s.
+MAX_OPERAND_BYTES = 2_500_000_000
+MAX_MACS = 2 ** 42
+# 1000 * 12^(i/5) and 1000 * 12^(i/4), rounded: [1000, 12000] cut into equal parts of its log range.
+SQUARE_STRATA = [1000, 1644, 2702, 4441, 7300, 12000]
+NEAR_SQUARE_STRATA = [1000, 1861, 3464, 6447, 12000]
+HELDOUT_GROUPS = [("layer", 12), ("weight grad", 6), ("small M", 10), ("small N", 8),
+                  ("square", 5), ("near-square", 4), ("tall", 3), ("wide", 3), ("long K", 4),
+                  ("unaligned", 4)]
+
+
+def log_uniform(rng, lo, hi):
+    """An integer in [lo, hi] with P(x) proportional to 1/x: x uniform, kept with probability
+    lo / x. Integers and randrange only, so every platform and Python 3 version draws the same."""
+    while True:
+        x = rng.randrange(lo, hi + 1)
+        if rng.randrange(x) < lo:
+            return x
+
+
+def model_layers():
+    """[(source, input features, output features, tokens a sequence, text)]: every projection of
+    HELDOUT_MODELS."""
+    layers = []
+    for name, d, qkv, ffn, gated, vocabulary, sequence, text in HELDOUT_MODELS:
+        widths = [("Q/K/V", d, qkv), ("attention out", d, d), ("FFN up", d, ffn),
+                  ("FFN down", ffn, d)]
+        if gated:
+            widths.append(("FFN gate+up", d, 2 * ffn))
+        if vocabulary:
+            widths.append(("LM head", d, vocabulary))
+        layers += [(f"{name} {what}", k, n, sequence, text) for what, k, n in widths]
+    return layers
+
+
+def heldout_tokens(rng, sequence, prompts):
+    """(tokens, what they are) of one pass over sequences of `sequence` tokens: a training batch,
+    or with `prompts` (a text model's forward pass) even odds of that and a prefill."""
+    if not prompts or rng.choice(["batch", "prefill"]) == "batch":
+        batch = rng.choice([b for b in BATCHES if b * sequence <= MAX_TOKENS])
+        return batch * sequence, f"{batch} x {sequence} tokens"
+    tokens = log_uniform(rng, *PREFILL_TOKENS)
+    return tokens, f"{tokens} prompt tokens"
+
+
+def draw_heldout(rng, group, index, layers):
+    """One candidate (M, N, K, source) for the index-th shape of a group, by the rules written
+    above HELDOUT_SEED."""
+    if group in ("layer", "weight grad", "small M"):
+        source, k, n, sequence, text = rng.choice(layers)
+        if group == "small M":
+            m = rng.randrange(1, 17)
+            return m, n, k, f"{source}, decode step of {m}"
+        if group == "weight grad":
+            tokens, what = heldout_tokens(rng, sequence, prompts=False)
+            return k, n, tokens, f"{source}, {what}"
+        if rng.choice(["forward", "data gradient"]) == "forward":
+            tokens, what = heldout_tokens(rng, sequence, prompts=text)
+            return tokens, n, k, f"{source}, {what}"
+        tokens, what = heldout_tokens(rng, sequence, prompts=False)
+        return tokens, k, n, f"{source}, data grad, {what}"
+    if group == "small N":
+        kind = rng.choice(["transposed", "lora", "router"])
+        if kind == "router":
+            source, d, experts, sequence = ROUTER
+            tokens, what = heldout_tokens(rng, sequence, prompts=True)
+            return tokens, experts, d, f"{source}, {what}"
+        source, k, n, sequence, text = rng.choice(layers)
+        if kind == "transposed":
+            count = rng.randrange(1, 17)
+            return n, count, k, f"{source}, decode step of {count} as W^T x^T"
+        rank = rng.choice(LORA_RANKS)
+        tokens, what = heldout_tokens(rng, sequence, prompts=text)
+        return tokens, rank, k, f"rank-{rank} LoRA A, {source} input, {what}"
+    if group == "square":
+        n = log_uniform(rng, *SQUARE_STRATA[index:index + 2])
+        return n, n, n, "square"
+    if group == "near-square":
+        s = log_uniform(rng, *NEAR_SQUARE_STRATA[index:index + 2])
+        m, n, k = (s * rng.randrange(850, 1151) // 1000 for _ in range(3))
+        return m, n, k, f"near {s}^3"
+    if group == "tall":
+        return (log_uniform(rng, 16384, 262144), log_uniform(rng, 17, 256),
+                log_uniform(rng, 256, 8192), "tall and skinny")
+    if group == "wide":
+        return (log_uniform(rng, 17, 256), log_uniform(rng, 16384, 262144),
+                log_uniform(rng, 256, 8192), "wide and skinny")
+    if group == "long K":
+        return (log_uniform(rng, 8, 256), log_uniform(rng, 8, 256),
+                log_uniform(rng, 2 ** 18, 2 ** 21), "long K, small C")
+    if group == "unaligned":
+        m, n, k = (log_uniform(rng, 257, 16383) | 1 for _ in range(3))
+        return m, n, k, "odd M, N and K"
+    raise ValueError(f"unknown held-out group {group!r}")
+
+
+def heldout_draws(seed=HELDOUT_SEED):
+    """[(M, N, K, group, source)]: HELDOUT_GROUPS' counts of each group, in that order, drawn with
+    random.Random(seed) by the rules written above HELDOUT_SEED."""
+    rng = random.Random(seed)
+    layers = model_layers()
+    taken = {s[:3] for s in SUITE + HOPPER_SUITE + EXTRA}
+    draws = []
+    for group, count in HELDOUT_GROUPS:
+        index = 0
+        while index < count:
+            m, n, k, source = draw_heldout(rng, group, index, layers)
+            tile_multiple = group in ("square", "near-square") and any(
+                v % 128 == 0 for v in (m, n, k))
+            if (tile_multiple or (group == "near-square" and m == n == k)
+                    or (m, n, k) in taken or m * n * k > MAX_MACS
+                    or 4 * max(m * k, k * n, m * n) > MAX_OPERAND_BYTES):
+                continue
+            taken.add((m, n, k))
+            draws.append((m, n, k, group, source))
+            index += 1
+    return draws
+
+
+def heldout_suite(seed=HELDOUT_SEED):
+    """[(M, N, K, group)] drawn with `seed`: HELDOUT_SUITE for HELDOUT_SEED."""
+    return [draw[:4] for draw in heldout_draws(seed)]
+
+
+def heldout_literal(seed=HELDOUT_SEED):
+    """The HELDOUT_SUITE literal of scripts/shapes.py for `seed`, each shape's source beside it."""
+    lines = ["HELDOUT_SUITE = ["]
+    for m, n, k, group, source in heldout_draws(seed):
+        shape = f'    ({m}, {n}, {k}, "{group}"),'
+        line = f"{shape}  # {source}"
+        # The tree's line limit (100): a longer source goes on a line of its own, above.
+        lines += [line] if len(line) <= 100 else [f"    # {source}", shape]
+    return "\n".join(lines + ["]"])
+
+
+# heldout_literal() wrote this list (the test checks that the two agree): see the comment above
+# HELDOUT_SEED for the distribution, and beside each shape where it comes from.
+HELDOUT_SUITE = [
+    (4096, 1024, 1024, "layer"),  # BERT-large attention out, 8 x 512 tokens
+    (8192, 4096, 12288, "layer"),  # LLaMA-2-7B Q/K/V, data grad, 2 x 4096 tokens
+    (197, 3072, 768, "layer"),  # ViT-B/16 FFN down, data grad, 1 x 197 tokens
+    (8192, 4096, 4096, "layer"),  # GPT-3 6.7B attention out, data grad, 4 x 2048 tokens
+    (241, 16384, 4096, "layer"),  # GPT-3 6.7B FFN up, 241 prompt tokens
+    (14718, 32000, 8192, "layer"),  # LLaMA-2-70B LM head, 14718 prompt tokens
+    (16384, 2560, 10240, "layer"),  # GPT-3 2.7B FFN down, 8 x 2048 tokens
+    (4096, 4096, 22016, "layer"),  # LLaMA-2-7B FFN gate+up, data grad, 1 x 4096 tokens
+    (514, 1280, 5120, "layer"),  # ViT-H/14 FFN up, data grad, 2 x 257 tokens
+    (8192, 5120, 5120, "layer"),  # LLaMA-2-13B attention out, data grad, 2 x 4096 tokens
+    (16384, 28672, 8192, "layer"),  # LLaMA-2-70B FFN down, data grad, 4 x 4096 tokens
+    (4096, 5140, 20560, "layer"),  # GPT-3 13B FFN down, 2 x 2048 tokens
+    (20560, 5140, 16384, "weight grad"),  # GPT-3 13B FFN down, 8 x 2048 tokens
+    (768, 50257, 8192, "weight grad"),  # GPT-2 small LM head, 8 x 1024 tokens
+    (768, 2304, 8192, "weight grad"),  # GPT-2 small Q/K/V, 8 x 1024 tokens
+    (4096, 14336, 16384, "weight grad"),  # LLaMA-3-8B FFN up, 2 x 8192 tokens
+    (5120, 1280, 257, "weight grad"),  # ViT-H/14 FFN down, 1 x 257 tokens
+    (1280, 50257, 8192, "weight grad"),  # GPT-2 large LM head, 8 x 1024 tokens
+    (9, 5120, 1280, "small M"),  # ViT-H/14 FFN up, decode step of 9
+    (3, 768, 768, "small M"),  # GPT-2 small attention out, decode step of 3
+    (6, 1024, 4096, "small M"),  # GPT-2 medium FFN down, decode step of 6
+    (10, 32000, 5120, "small M"),  # LLaMA-2-13B LM head, decode step of 10
+    (4, 8192, 28672, "small M"),  # LLaMA-2-70B FFN down, decode step of 4
+    (16, 6400, 1600, "small M"),  # GPT-2 XL FFN up, decode step of 16
+    (14, 2304, 768, "small M"),  # GPT-2 small Q/K/V, decode step of 14
+    (5, 5120, 1280, "small M"),  # ViT-H/14 FFN up, decode step of 5
+    (13, 768, 768, "small M"),  # BERT-base attention out, decode step of 13
+    (10, 4096, 1024, "small M"),  # ViT-L/16 FFN up, decode step of 10
+    (32768, 8, 4096, "small N"),  # Mixtral 8x7B router, 1 x 32768 tokens
+    (1136, 4, 6400, "small N"),  # rank-4 LoRA A, GPT-2 XL FFN down input, 1136 prompt tokens
+    (257, 2, 1280, "small N"),  # rank-2 LoRA A, ViT-H/14 FFN up input, 1 x 257 tokens
+    (5140, 15, 5140, "small N"),  # GPT-3 13B attention out, decode step of 15 as W^T x^T
+    (1619, 8, 4096, "small N"),  # Mixtral 8x7B router, 1619 prompt tokens
+    (1182, 8, 4096, "small N"),  # Mixtral 8x7B router, 1182 prompt tokens
+    (32768, 8, 10240, "small N"),  # rank-8 LoRA A, GPT-3 2.7B FFN down input, 16 x 2048 tokens
+    (554, 8, 4096, "small N"),  # rank-8 LoRA A, GPT-3 6.7B attention out input, 554 prompt tokens
+    (1074, 1074, 1074, "square"),  # square
+    (1824, 1824, 1824, "square"),  # square
+    (3640, 3640, 3640, "square"),  # square
+    (4585, 4585, 4585, "square"),  # square
+    (9842, 9842, 9842, "square"),  # square
+    (1244, 1224, 1180, "near-square"),  # near 1344^3
+    (1836, 1772, 1992, "near-square"),  # near 1950^3
+    (5351, 5947, 4941, "near-square"),  # near 5466^3
+    (9676, 10457, 11038, "near-square"),  # near 11161^3
+    (21091, 23, 7692, "tall"),  # tall and skinny
+    (55412, 41, 600, "tall"),  # tall and skinny
+    (160211, 22, 1808, "tall"),  # tall and skinny
+    (91, 57324, 482, "wide"),  # wide and skinny
+    (31, 113375, 1181, "wide"),  # wide and skinny
+    (104, 186503, 1144, "wide"),  # wide and skinny
+    (9, 101, 667448, "long K"),  # long K, small C
+    (9, 55, 1645564, "long K"),  # long K, small C
+    (228, 43, 1823817, "long K"),  # long K, small C
+    (9, 13, 494290, "long K"),  # long K, small C
+    (509, 263, 6015, "unaligned"),  # odd M, N and K
+    (311, 1633, 3461, "unaligned"),  # odd M, N and K
+    (7587, 10993, 457, "unaligned"),  # odd M, N and K
+    (2193, 2029, 1361, "unaligned"),  # odd M, N and K
+]
+
 # The suites --suite picks from; 07 is the default, and its results keep their names.
 DEFAULT_SUITE = "07"
-SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE}
-SUITE_TITLES = {"hopper": "Hopper suite, issue 18"}
+SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE, HELDOUT: HELDOUT_SUITE}
+SUITE_TITLES = {"hopper": "Hopper suite, issue 18", HELDOUT: "Held-out suite, issue 19"}
 
 
 class Floors(NamedTuple):
-    """A chapter's floors in % of cuBLAS (in its precision contract's mode): where M*N*K >=
-    2^30 (BIG_MACS), on the smaller shapes (None: no floor), the geometric mean over all counted
-    shapes (None: no floor), the issue that sets them, and the suite they are set on."""
+    """A chapter's floors on one suite, in % of cuBLAS (in its precision contract's mode): where
+    M*N*K >= 2^30 (BIG_MACS), on the smaller shapes (None: no floor), the geometric mean over all
+    counted shapes (None: no floor), the issue that sets them, and the suite they are set on."""
     large: float
     small: Optional[float]
     issue: int
@@ -188,20 +491,28 @@ class Floors(NamedTuple):
     suite: str = DEFAULT_SUITE
 
 
-# The floors of --chapters runs, per chapter, evaluated on runs of their suite only. Issue 16
-# (split-K and tile choice in 08 and 09): 09, the FP32 contract, at least 1.0x cuBLAS FP32 on the
-# large shapes; 08, TF32, at least 40 % of cuBLAS TF32 there; both at least 25 % on the smaller
-# ones. 07's two size floors (issue 10) are the ones floors() checks in the default run, so
-# `--chapters 07 08 09` reports them too. Issue 18, on the hopper suite: 13 (TF32) at least 85 %
-# of cuBLAS TF32 on the large shapes, 60 % on the smaller; 14 (FP32) at least 1.0x cuBLAS FP32
-# on the large shapes and 1.5x in geometric mean (the issue sets no floor on its smaller shapes).
+# The floors of --chapters runs: per chapter, its Floors on each suite that has some, each
+# evaluated on runs of its own suite only. 07's size and geometric-mean floors are the ones
+# floors() checks in the default run (issue 10 on SUITE, issue 19 on the held-out suite), so
+# `--chapters 07 08 09` reports them too; 07 against 06 needs both chapters' rows, the default
+# run's. Issue 16 (split-K and tile choice in 08 and 09): 09, the FP32 contract, at least 1.0x
+# cuBLAS FP32 on the large shapes; 08, TF32, at least 40 % of cuBLAS TF32 there; both at least
+# 25 % on the smaller ones. Issue 18, on the hopper suite: 13 (TF32) at least 85 % of cuBLAS TF32
+# on the large shapes, 60 % on the smaller; 14 (FP32) at least 1.0x cuBLAS FP32 on the large
+# shapes and 1.5x in geometric mean (the issue sets no floor on its smaller shapes).
 CHAPTER_FLOORS = {
-    "07_any_shape": Floors(FLOOR_BIG, FLOOR_SMALL, 10),
-    "08_tensor_cores": Floors(40.0, 25.0, 16),
-    "09_3xtf32": Floors(100.0, 25.0, 16),
-    "13_persistent_clusters": Floors(85.0, 60.0, 18, suite="hopper"),
-    "14_3xtf32_hopper": Floors(100.0, None, 18, geomean=150.0, suite="hopper"),
+    "07_any_shape": (Floors(FLOOR_BIG, FLOOR_SMALL, 10, geomean=FLOOR_GEOMEAN),
+                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT)),
+    "08_tensor_cores": (Floors(40.0, 25.0, 16),),
+    "09_3xtf32": (Floors(100.0, 25.0, 16),),
+    "13_persistent_clusters": (Floors(85.0, 60.0, 18, suite="hopper"),),
+    "14_3xtf32_hopper": (Floors(100.0, None, 18, geomean=150.0, suite="hopper"),),
 }
+
+
+def floors_on(chapter, suite):
+    """The chapter's Floors on `suite`, or None where it has none there."""
+    return next((f for f in CHAPTER_FLOORS.get(chapter, ()) if f.suite == suite), None)
 
 
 class UsageError(Exception):
@@ -274,9 +585,11 @@ def parse_args(argv):
                         help="run the suite for these chapters instead of 06 and 07: numbers (08), "
                              "names or folder names; writes shapes_<NN>_<NN>.*")
     parser.add_argument("--suite", choices=list(SUITES), default=DEFAULT_SUITE,
-                        help="the shapes of a --chapters run: 07 (chapter 07's suite, the "
-                             f"default) or hopper (issue 18's, {len(HOPPER_SUITE)} shapes; "
-                             "writes shapes_hopper_<NN>_<NN>.*)")
+                        help="the shapes to run: 07 (chapter 07's suite, the default), hopper "
+                             f"(issue 18's, {len(HOPPER_SUITE)} shapes) or heldout (issue 19's "
+                             f"held-out suite for 07, {len(HELDOUT_SUITE)} shapes); another "
+                             "suite than 07 writes shapes_<suite>.* (06 and 07) or "
+                             "shapes_<suite>_<NN>_<NN>.* (--chapters)")
     parser.add_argument("--shapes", type=parse_shapes, action="append", metavar="M,N,K[;M,N,K]",
                         help="run only these shapes (repeatable; quote the ';')")
     parser.add_argument("--extra", action="store_true",
@@ -298,9 +611,6 @@ def parse_args(argv):
     if model and chosen:
         raise UsageError(f"{chosen[0]} does not combine with {model} (chapter 07's launcher model, "
                          "chapters 06 and 07 only)")
-    if args.suite != DEFAULT_SUITE and not args.chapters:
-        raise UsageError(f"--suite {args.suite} needs --chapters (the chapters to run on it, e.g. "
-                         "--chapters 12 13)")
     if args.render_only and (args.shapes or args.extra):
         raise UsageError(f"{'--shapes' if args.shapes else '--extra'} chooses what to run: "
                          "--render-only runs nothing")
@@ -449,37 +759,47 @@ def pct(row):
     return row.get("pct_cublas") if row else None
 
 
-def floors(rows):
-    """[(floor, holds, detail)] for chapter 07's floors, over the rows of a suite run."""
-    table = by_shape(rows)
+def floors(rows, suite=DEFAULT_SUITE, counted=None):
+    """[(floor, holds, detail)] for chapter 07's floors on `suite` (none where it has none), over
+    the rows of a default run (06 and 07), or only the shapes in `counted`. 07 equal to 06 is
+    checked at the EQUAL_TO_06 shapes the suite holds (see EQUAL_TO_06)."""
+    own = floors_on(NEW, suite)
+    if own is None:
+        return []
+    table = {s: c for s, c in by_shape(rows).items() if counted is None or s in counted}
     results = []
-    big = [(s, pct(c.get(NEW))) for s, c in table.items() if s[0] * s[1] * s[2] >= BIG_MACS]
-    small = [(s, pct(c.get(NEW))) for s, c in table.items() if s[0] * s[1] * s[2] < BIG_MACS]
-
-    for label, items, floor in ((f"07 >= {FLOOR_BIG:.0f} % of cuBLAS where M*N*K >= 2^30", big,
-                                 FLOOR_BIG),
-                                (f"07 >= {FLOOR_SMALL:.0f} % of cuBLAS on the smaller shapes", small,
-                                 FLOOR_SMALL)):
-        value, shape = lowest(items)
+    for floor, where, wanted in ((own.large, "where M*N*K >= 2^30", True),
+                                 (own.small, "on the smaller shapes", False)):
+        if floor is None:
+            continue
+        value, shape = lowest([(s, pct(c.get(NEW))) for s, c in table.items()
+                               if is_large(s) == wanted])
         holds = value is not None and value >= floor
         detail = "no shapes" if value is None else f"lowest {value:.1f} % at {shape_name(shape)}"
-        results.append((label, holds, detail))
-    mean = geomean([pct(c.get(NEW)) for c in table.values()])
-    results.append((f"geometric mean of 07's % of cuBLAS >= {FLOOR_GEOMEAN:.0f} %",
-                    mean is not None and mean >= FLOOR_GEOMEAN,
-                    "-" if mean is None else f"{mean:.1f} %"))
+        results.append((f"07 >= {floor:.0f} % of cuBLAS {where}", holds, detail))
+    if own.geomean is not None:
+        mean = geomean([pct(c.get(NEW)) for c in table.values()])
+        results.append((f"geometric mean of 07's % of cuBLAS >= {own.geomean:.0f} %",
+                        mean is not None and mean >= own.geomean,
+                        "-" if mean is None else f"{mean:.1f} %"))
     ratios = [(speedup(c), s) for s, c in table.items() if speedup(c) is not None]
     low = min(ratios) if ratios else (None, None)
+    detail = "-" if low[0] is None else f"lowest 07/06 {low[0]:.3f} at {shape_name(low[1])}"
     results.append((f"07 never more than {100 * (1 - FLOOR_VS_06):.0f} % slower than 06",
-                    low[0] is not None and low[0] >= FLOOR_VS_06,
-                    "-" if low[0] is None else f"lowest 07/06 {low[0]:.3f} at {shape_name(low[1])}"))
-    for shape in EQUAL_TO_06:
+                    low[0] is not None and low[0] >= FLOOR_VS_06, detail))
+    for shape in equal_shapes(suite):
         ratio = speedup(table.get(shape, {}))
         results.append((f"07 equal to 06 at {shape_name(shape)} (within "
                         f"{100 * EQUAL_TOLERANCE:.0f} %)",
                         ratio is not None and abs(ratio - 1) <= EQUAL_TOLERANCE,
                         "not measured" if ratio is None else f"07/06 {ratio:.3f}"))
     return results
+
+
+def equal_shapes(suite):
+    """The EQUAL_TO_06 shapes that `suite` holds: where "07 equal to 06" is a floor."""
+    held = {s[:3] for s in SUITES[suite]}
+    return [shape for shape in EQUAL_TO_06 if shape in held]
 
 
 def speedup(chapters):
@@ -517,9 +837,14 @@ def run_lines(document):
 
 
 def render_suite(document):
+    """shapes.md (shapes_<suite>.md on another suite than 07's): 06 and 07 per shape, chapter
+    07's floors on the suite."""
     rows, device = document["rows"], document["device"]
+    suite = suite_of(document)
+    counted = counted_shapes(document)
     table = by_shape(rows)
-    out = ["# Shape suite: chapters 06 and 07 against cuBLAS", "",
+    title = f" ({SUITE_TITLES[suite]})" if suite in SUITE_TITLES else ""
+    out = [f"# Shape suite{title}: chapters 06 and 07 against cuBLAS", "",
            "Generated by `scripts/shapes.py`; do not edit by hand.", "",
            *run_lines(document),
            "- Each chapter binary times itself and cuBLAS FP32 (TF32 off) in the same process, "
@@ -527,6 +852,18 @@ def render_suite(document):
            "in that process. cuBLAS column: the higher-middle of the two processes' medians.",
            "- 07's plan: the tile and split count its launcher model picks on this GPU "
            "(scripts/shapes.py mirrors the model)."]
+    if counted != set(table):
+        out.append(f"- Rows of the group {EXTRA_GROUP} (--extra, issue 16's examples) count in "
+                   "neither the floors nor the geometric means.")
+    if suite != DEFAULT_SUITE:
+        out.append(f"- Suite: `--suite {suite}` ({SUITE_TITLES.get(suite, suite)}); where each "
+                   "shape comes from is written beside it in scripts/shapes.py.")
+    own = floors_on(NEW, suite)
+    missing = [s for s in EQUAL_TO_06 if s not in equal_shapes(suite)]
+    if own is not None and missing:
+        out.append(f"- 07 equal to 06 at {' and '.join(shape_name(s) for s in missing)} (issue "
+                   f"{own.issue}): not shapes of this suite; the run of the default suite "
+                   "(`python3 scripts/shapes.py`) checks it.")
     if document.get("note"):
         out.append(f"- Note: {document['note']}")
     out += ["",
@@ -543,14 +880,19 @@ def render_suite(document):
                    f"{fmt(a and a.get('tflops'), 2)} | {fmt(b and b.get('tflops'), 2)} | "
                    f"{fmt(cublas_tflops(c), 2)} | {fmt(pct(a))} | {fmt(pct(b))} | "
                    f"{fmt(ratio, 3)} | {plan_name(*shape, device)} | {status} |")
-    mean_a = geomean([pct(c.get(BASE)) for c in table.values()])
-    mean_b = geomean([pct(c.get(NEW)) for c in table.values()])
-    mean_r = geomean([speedup(c) for c in table.values()])
+    kept = [c for s, c in table.items() if s in counted]
+    mean_a = geomean([pct(c.get(BASE)) for c in kept])
+    mean_b = geomean([pct(c.get(NEW)) for c in kept])
+    mean_r = geomean([speedup(c) for c in kept])
     out.append(f"| **geometric mean** | | | | | **{fmt(mean_a)}** | **{fmt(mean_b)}** | "
                f"**{fmt(mean_r, 3)}** | | |")
-    out += ["", "## Chapter 07's floors", "", "| floor | holds | measured |", "|:---|:---|:---|"]
+    if own is None:
+        out += ["", "## Chapter 07's floors", "", "None are set on this suite."]
+        return "\n".join(out) + "\n"
+    out += ["", f"## Chapter 07's floors (issue {own.issue})", "", "| floor | holds | measured |",
+            "|:---|:---|:---|"]
     out += [f"| {label} | {'yes' if holds else '**no**'} | {detail} |"
-            for label, holds, detail in floors(rows)]
+            for label, holds, detail in floors(rows, suite, counted)]
     return "\n".join(out) + "\n"
 
 
@@ -575,10 +917,11 @@ def select_suite(shapes=None, extra=False, suite=DEFAULT_SUITE):
 
 
 def results_stem(chapters, suite=DEFAULT_SUITE):
-    """The --chapters results' names: 'shapes_08_09' for chapters 08_tensor_cores and 09_3xtf32
-    on the default suite, 'shapes_hopper_08_09' on the hopper suite."""
-    prefix = "shapes_" if suite == DEFAULT_SUITE else f"shapes_{suite}_"
-    return prefix + "_".join(c.split("_", 1)[0] for c in chapters)
+    """The results' names: 'shapes_08_09' for chapters 08_tensor_cores and 09_3xtf32 (--chapters)
+    on the default suite, 'shapes_hopper_08_09' on the hopper suite; without chapters (the
+    default run, 06 and 07) 'shapes', and 'shapes_heldout' on the held-out suite."""
+    prefix = "shapes" if suite == DEFAULT_SUITE else f"shapes_{suite}"
+    return "_".join([prefix] + [c.split("_", 1)[0] for c in chapters or []])
 
 
 def suite_of(document):
@@ -623,8 +966,8 @@ def chapter_floors(rows, chapters, counted=None, suite=DEFAULT_SUITE):
     table = {s: c for s, c in by_shape(rows).items() if counted is None or s in counted}
     results = []
     for chapter in chapters:
-        floors_ = CHAPTER_FLOORS.get(chapter)
-        if floors_ is None or floors_.suite != suite:
+        floors_ = floors_on(chapter, suite)
+        if floors_ is None:
             continue
         mode = f"cuBLAS {precision_of(rows, chapter)}"
         short = chapter.split("_", 1)[0]
@@ -651,8 +994,8 @@ def chapter_floors(rows, chapters, counted=None, suite=DEFAULT_SUITE):
 
 
 def floors_elsewhere(chapters, suite):
-    """The chapters of a run whose CHAPTER_FLOORS are set on another suite than `suite`."""
-    return [c for c in chapters if c in CHAPTER_FLOORS and CHAPTER_FLOORS[c].suite != suite]
+    """The chapters of a run with CHAPTER_FLOORS on other suites only, not on `suite`."""
+    return [c for c in chapters if c in CHAPTER_FLOORS and floors_on(c, suite) is None]
 
 
 def document_chapters(document):
@@ -689,8 +1032,10 @@ def render_chapters(document):
     elsewhere = floors_elsewhere(chapters, suite)
     if elsewhere:
         out.append("- Not evaluated on this suite: the floors of "
-                   + ", ".join(f"{c.split('_', 1)[0]} (issue {CHAPTER_FLOORS[c].issue}, "
-                               f"--suite {CHAPTER_FLOORS[c].suite})" for c in elsewhere) + ".")
+                   + ", ".join(f"{c.split('_', 1)[0]} ("
+                               + "; ".join(f"issue {f.issue}, --suite {f.suite}"
+                                           for f in CHAPTER_FLOORS[c]) + ")"
+                               for c in elsewhere) + ".")
     if document.get("note"):
         out.append(f"- Note: {document['note']}")
     header = ["shape", "group", "large"]
@@ -744,13 +1089,17 @@ def draw_suite(plt, document, path):
     for offset, name, colour in ((-0.2, BASE, "#E69F00"), (0.2, NEW, "#0072B2")):
         values = [pct(table[s].get(name)) or 0 for s in shapes]
         ax.barh([i + offset for i in y], values, height=0.4, color=colour, label=name)
-    for x, style in ((FLOOR_SMALL, ":"), (FLOOR_BIG, "--"), (100, "-")):
-        ax.axvline(x, color="#1f2328", linestyle=style, linewidth=0.8)
+    suite = suite_of(document)
+    own = floors_on(NEW, suite)  # 07's floor lines where it has floors on this suite
+    for x, style in ((own and own.small, ":"), (own and own.large, "--"), (100, "-")):
+        if x is not None:
+            ax.axvline(x, color="#1f2328", linestyle=style, linewidth=0.8)
     ax.set_yticks(list(y))
     ax.set_yticklabels([shape_name(s) for s in shapes], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("% of cuBLAS FP32 (same process)")
-    ax.set_title(f"Shape suite on {document['device'].get('name')}")
+    title = f" ({SUITE_TITLES[suite]})" if suite in SUITE_TITLES else ""
+    ax.set_title(f"Shape suite{title} on {document['device'].get('name')}")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", color="#d0d7de", linewidth=0.6)
     fig.tight_layout()
@@ -781,8 +1130,8 @@ def draw_chapters(plt, document, path):
     lines = {}
     suite = suite_of(document)
     for chapter in chapters:
-        floors_ = CHAPTER_FLOORS.get(chapter)
-        if floors_ is None or floors_.suite != suite:
+        floors_ = floors_on(chapter, suite)
+        if floors_ is None:
             continue
         for value, style, which in ((floors_.large, "--", "M*N*K >= 2^30"),
                                     (floors_.small, ":", "smaller"),
@@ -954,25 +1303,22 @@ def load_document(path):
     return document
 
 
-def render(folder, document, sawtooth, stem=None):
-    """The table (suite) and the figure; with a stem (--chapters), <stem>.md and <stem>.png.
-    Without matplotlib the figure is skipped with a note: the measurements, the expensive part,
-    are already saved."""
-    if stem:
-        (folder / f"{stem}.md").write_text(render_chapters(document), encoding="utf-8")
+def render(folder, document, kind, stem):
+    """<stem>.md (a suite run: kind "suite", 06 and 07, or "chapters", --chapters) and
+    figures/<stem>.png (also for kind "sawtooth"). Without matplotlib the figure is skipped with a
+    note: the measurements, the expensive part, are already saved."""
+    if kind != "sawtooth":
+        text = render_chapters(document) if kind == "chapters" else render_suite(document)
+        (folder / f"{stem}.md").write_text(text, encoding="utf-8")
         log(f"wrote {folder / f'{stem}.md'}")
-    elif not sawtooth:
-        (folder / "shapes.md").write_text(render_suite(document), encoding="utf-8")
-        log(f"wrote {folder / 'shapes.md'}")
-    figure = folder / "figures" / (f"{stem}.png" if stem else
-                                   "sawtooth.png" if sawtooth else "shapes.png")
+    figure = folder / "figures" / f"{stem}.png"
     try:
         plt = pyplot()
     except UsageError as error:
         log(f"note: {figure} not drawn: {error}")
         return
     figure.parent.mkdir(parents=True, exist_ok=True)
-    draw = draw_chapters if stem else draw_sawtooth if sawtooth else draw_suite
+    draw = {"chapters": draw_chapters, "sawtooth": draw_sawtooth, "suite": draw_suite}[kind]
     draw(plt, document, figure)
     log(f"wrote {figure}")
 
@@ -981,9 +1327,11 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     try:
         args = parse_args(argv)
-        stem = results_stem(args.chapters, args.suite) if args.chapters else None
+        kind = "chapters" if args.chapters else "sawtooth" if args.sawtooth else "suite"
+        # shapes.json for 06 and 07 on the default suite; every other run its own names.
+        stem = "sawtooth" if args.sawtooth else results_stem(args.chapters, args.suite)
         chapters = args.chapters or CHAPTERS
-        name = f"{stem}.json" if stem else "sawtooth.json" if args.sawtooth else "shapes.json"
+        name = f"{stem}.json"
         if args.waves:
             document = load_document(args.results_dir / "shapes.json")
             # The measured speeds beside the model, when the suite or the sawtooth has the shape.
@@ -1001,7 +1349,7 @@ def main(argv=None):
             return EXIT_PASS
         if args.render_only:
             document = load_document(args.results_dir / name)
-            render(args.results_dir, document, bool(args.sawtooth), stem)
+            render(args.results_dir, document, kind, stem)
             return EXIT_PASS
         if not args.no_build:
             build(args.build_dir, targets=chapters)  # only the chapters the suite runs
@@ -1022,27 +1370,24 @@ def main(argv=None):
                     "chapters": [{"chapter": r["chapter"], "title": r.get("title"),
                                   "command": r.get("command")} for r in reports],
                     "rows": [row for r in reports for row in r["rows"]]}
-        if stem:
+        if kind != "sawtooth":
             document["suite_name"] = args.suite
+            counted = counted_shapes(document)
+            evaluated = (chapter_floors(document["rows"], chapters, counted, args.suite)
+                         if kind == "chapters" else
+                         [(NEW, *f) for f in floors(document["rows"], args.suite, counted)])
             document["floors"] = [
                 {"chapter": c, "floor": label, "holds": holds, "measured": detail}
-                for c, label, holds, detail in chapter_floors(document["rows"], chapters,
-                                                              counted_shapes(document), args.suite)]
+                for c, label, holds, detail in evaluated]
         folder = args.results_dir or REPO / "docs" / "results" / gpu_slug(device.get("name", ""))
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        render(folder, document, bool(args.sawtooth), stem)
-        if stem:
-            print(render_chapters(document), end="")
+        render(folder, document, kind, stem)
+        if kind != "sawtooth":
+            print((render_chapters if kind == "chapters" else render_suite)(document), end="")
             if args.check_floors and code == EXIT_PASS and \
                     not all(f["holds"] for f in document["floors"]):
                 log(f"floors: some do not hold (see {stem}.md)")
-                code = EXIT_WRONG
-        elif not args.sawtooth:
-            print(render_suite(document), end="")
-            if args.check_floors and code == EXIT_PASS and \
-                    not all(holds for _, holds, _ in floors(document["rows"])):
-                log("floors: some do not hold (see shapes.md)")
                 code = EXIT_WRONG
         return code
     except UsageError as error:

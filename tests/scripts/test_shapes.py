@@ -3,9 +3,10 @@
 """Host tests of scripts/shapes.py: the floors (chapter 07's, and the per-chapter table of
 --chapters runs), the launcher model's mirror, and whole suite runs against fake chapter binaries
 (tests/scripts/fake_chapter.py; no GPU, made-up numbers: its 08 is TF32 at 40 % of its cuBLAS TF32
-on the largest shapes and less below, its 09 FP32 above cuBLAS FP32); and issue 18's Hopper suite
+on the largest shapes and less below, its 09 FP32 above cuBLAS FP32); issue 18's Hopper suite
 (--suite hopper), its floors for 13 and 14 (a geometric-mean floor among them) and its file
-names."""
+names; and issue 19's held-out suite (--suite heldout): its generator reproduces the committed
+list, the list has the properties the issue asks for, and 07's floors on it."""
 
 import json
 import re
@@ -86,11 +87,15 @@ class ChapterFloorsTest(unittest.TestCase):
                 in shapes.chapter_floors(chapter_rows(values), ISSUE16, counted)}
 
     def test_issue_16_floors(self):
-        self.assertEqual(shapes.CHAPTER_FLOORS["09_3xtf32"], shapes.Floors(100.0, 25.0, 16))
-        self.assertEqual(shapes.CHAPTER_FLOORS["08_tensor_cores"], shapes.Floors(40.0, 25.0, 16))
-        self.assertEqual(shapes.CHAPTER_FLOORS["09_3xtf32"].suite, "07")
-        self.assertEqual(shapes.CHAPTER_FLOORS["07_any_shape"][:2],
-                         (shapes.FLOOR_BIG, shapes.FLOOR_SMALL))
+        self.assertEqual(shapes.CHAPTER_FLOORS["09_3xtf32"], (shapes.Floors(100.0, 25.0, 16),))
+        self.assertEqual(shapes.CHAPTER_FLOORS["08_tensor_cores"],
+                         (shapes.Floors(40.0, 25.0, 16),))
+        self.assertEqual(shapes.floors_on("09_3xtf32", "07").suite, "07")
+        self.assertIsNone(shapes.floors_on("09_3xtf32", "hopper"))
+        self.assertIsNone(shapes.floors_on("06_double_buffer", "07"))
+        self.assertEqual(shapes.floors_on("07_any_shape", "07"),
+                         shapes.Floors(shapes.FLOOR_BIG, shapes.FLOOR_SMALL, 10,
+                                       geomean=shapes.FLOOR_GEOMEAN))
         self.assertEqual(shapes.BIG_MACS, 2 ** 30)
 
     def test_all_hold(self):
@@ -139,7 +144,8 @@ class ChapterFloorsTest(unittest.TestCase):
         self.assertEqual(shapes.chapter_floors(rows, ["06_double_buffer"]), [])
         labels = [label for _, label, _, _ in shapes.chapter_floors(rows, shapes.CHAPTERS)]
         self.assertEqual(labels, ["07 >= 90 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 10)",
-                                  "07 >= 75 % of cuBLAS FP32 on the smaller shapes (issue 10)"])
+                                  "07 >= 75 % of cuBLAS FP32 on the smaller shapes (issue 10)",
+                                  "07's geometric mean >= 97 % of cuBLAS FP32 (issue 10)"])
 
     def test_precision_from_the_rows_else_the_source(self):
         self.assertEqual(shapes.precision_of([], "08_tensor_cores"), "TF32")
@@ -411,11 +417,10 @@ class SuiteRunTest(unittest.TestCase):
                              (["--shapes", ";"], "expected M,N,K[;M,N,K...]"),
                              (["--render-only", "--chapters", "08", "--shapes", "1,2,3"],
                               "--render-only runs nothing"),
-                             (["--suite", "hopper"], "--suite hopper needs --chapters"),
-                             (["--suite", "hopper", "--render-only"],
-                              "--suite hopper needs --chapters"),
                              (["--suite", "hopper", "--sawtooth", "1024:2048:1024"],
                               "--suite hopper does not combine with --sawtooth"),
+                             (["--suite", "heldout", "--waves", "8,8,8"],
+                              "--suite heldout does not combine with --waves"),
                              (["--chapters", "12", "--suite", "nope"],
                               "invalid choice: 'nope'")]:
             with self.subTest(options=options):
@@ -678,9 +683,9 @@ class HopperFloorsTest(unittest.TestCase):
 
     def test_issue_18_floors(self):
         self.assertEqual(shapes.CHAPTER_FLOORS[HOPPER[0]],
-                         shapes.Floors(85.0, 60.0, 18, suite="hopper"))
+                         (shapes.Floors(85.0, 60.0, 18, suite="hopper"),))
         self.assertEqual(shapes.CHAPTER_FLOORS[HOPPER[1]],
-                         shapes.Floors(100.0, None, 18, geomean=150.0, suite="hopper"))
+                         (shapes.Floors(100.0, None, 18, geomean=150.0, suite="hopper"),))
 
     def test_all_hold(self):
         # 14: sqrt(200 * 120) = 154.9 % in geometric mean.
@@ -842,6 +847,325 @@ class HopperSuiteRunTest(unittest.TestCase):
         self.assertIn("Not evaluated on this suite: the floors of 14 (issue 18, --suite hopper).",
                       (self.results / "shapes_14.md").read_text())
         self.assertEqual(json.loads((self.results / "shapes_14.json").read_text())["floors"], [])
+
+
+class HeldoutSuiteTest(unittest.TestCase):
+    """Issue 19's held-out suite: the committed list is what the generator draws with the
+    committed seed, and it has what the issue asks of it."""
+
+    suite = shapes.HELDOUT_SUITE
+
+    def group(self, name):
+        return [s[:3] for s in self.suite if s[3] == name]
+
+    def test_the_generator_reproduces_the_committed_list(self):
+        # The list and its generator change together, or not at all.
+        self.assertEqual(shapes.heldout_suite(), self.suite)
+        self.assertEqual(shapes.heldout_suite(shapes.HELDOUT_SEED), self.suite)
+        self.assertEqual(shapes.HELDOUT_SEED, 19)
+        # The literal in scripts/shapes.py, sources included, is heldout_literal()'s text.
+        source = (SCRIPTS / "shapes.py").read_text()
+        start = source.index("\nHELDOUT_SUITE = [\n") + 1
+        self.assertEqual(source[start:source.index("\n]\n", start) + 2],
+                         shapes.heldout_literal())
+        self.assertIs(shapes.SUITES["heldout"], self.suite)
+
+    def test_another_seed_draws_another_list_with_the_same_groups(self):
+        other = shapes.heldout_suite(20)
+        self.assertNotEqual(other, self.suite)
+        self.assertEqual([s[3] for s in other], [s[3] for s in self.suite])
+
+    def test_size_groups_and_none_seen_before(self):
+        self.assertGreaterEqual(len(self.suite), 40)  # issue 19: at least 40 shapes
+        self.assertEqual(len(self.suite), sum(n for _, n in shapes.HELDOUT_GROUPS))
+        self.assertEqual([s[3] for s in self.suite],
+                         [g for g, n in shapes.HELDOUT_GROUPS for _ in range(n)])
+        triples = [s[:3] for s in self.suite]
+        self.assertEqual(len(set(triples)), len(triples), "a shape twice")
+        seen = {s[:3] for s in shapes.SUITE + shapes.HOPPER_SUITE + shapes.EXTRA}
+        self.assertEqual(set(triples) & seen, set())
+        # Nor on the sawtooth the model was studied on (squares of multiples of 128).
+        self.assertFalse(any(m == n == k and m % 128 == 0 for m, n, k in triples))
+        self.assertTrue(all(min(s) >= 1 for s in triples))
+
+    def test_both_size_classes_small_m_small_n_and_long_k(self):
+        large = [s for s in self.suite if shapes.is_large(s[:3])]
+        self.assertEqual((len(large), len(self.suite) - len(large)), (39, 20))
+        self.assertEqual(sum(m <= 16 for m, _, _, _ in self.suite), 13)
+        self.assertEqual(sum(n <= 16 for _, n, _, _ in self.suite), 9)
+        self.assertEqual(sum(k >= 2 ** 18 for _, _, k, _ in self.suite), 4)
+        self.assertTrue(all(m <= 16 for m, _, _ in self.group("small M")))
+        self.assertTrue(all(n <= 16 for _, n, _ in self.group("small N")))
+        self.assertTrue(all(k >= 2 ** 18 and m * n <= 256 * 256
+                            for m, n, k in self.group("long K")))
+        # Small M and small N on both sides of 2^30.
+        for name in ("small M", "small N"):
+            self.assertTrue(any(not shapes.is_large(s) for s in self.group(name)), name)
+
+    def test_every_shape_fits_an_80_gb_gpu_and_a_few_seconds(self):
+        for m, n, k, _ in self.suite:
+            self.assertLessEqual(4 * max(m * k, k * n, m * n), shapes.MAX_OPERAND_BYTES, (m, n, k))
+            self.assertLessEqual(m * n * k, shapes.MAX_MACS, (m, n, k))
+            # The harness: A, B, C three times in FP32, the FP64 copies (A, B and C twice), 07's
+            # split-K workspace and padded B, the L2 flush: well under the 80 GB.
+            need = (4 * (m * k + k * n + 3 * m * n) + 8 * (m * k + k * n + 2 * m * n)
+                    + shapes.MAX_WORKSPACE + shapes.MAX_PADDED + (256 << 20))
+            self.assertLess(need, 40e9, (m, n, k))
+        self.assertLessEqual(shapes.MAX_OPERAND_BYTES, 2.5e9)
+
+    def test_squares_span_the_range_and_miss_the_tile(self):
+        squares = [m for m, n, k in self.group("square") if m == n == k]
+        self.assertEqual(len(squares), len(self.group("square")))
+        near = self.group("near-square")
+        self.assertTrue(all(not (m == n == k) for m, n, k in near))
+        for shape in self.group("square") + near:
+            self.assertTrue(all(v % 128 for v in shape), shape)
+            self.assertTrue(all(850 <= v <= 13800 for v in shape), shape)
+        # Stratified: one square in each fifth of [1000, 12000]'s log range.
+        strata = shapes.SQUARE_STRATA
+        for i, edge in enumerate(strata):
+            self.assertAlmostEqual(edge, 1000 * 12 ** (i / 5), delta=0.5)
+        for i, edge in enumerate(shapes.NEAR_SQUARE_STRATA):
+            self.assertAlmostEqual(edge, 1000 * 12 ** (i / 4), delta=0.5)
+        for i, size in enumerate(squares):
+            self.assertTrue(strata[i] <= size <= strata[i + 1], (i, size))
+
+    def test_layers_come_from_the_published_models(self):
+        layers = shapes.model_layers()
+        widths = {(k, n) for _, k, n, _, _ in layers}
+        tokens = {b * s for *_, s, _ in layers for b in shapes.BATCHES}
+        for m, n, k in self.group("layer"):
+            # forward (tokens, out, in) or data gradient (tokens, in, out)
+            self.assertTrue((k, n) in widths or (n, k) in widths, (m, n, k))
+        for m, n, k in self.group("weight grad"):
+            self.assertIn((m, n), widths)
+            self.assertIn(k, tokens)  # a training batch of whole sequences
+        for m, n, k in self.group("small M"):
+            self.assertIn((k, n), widths)
+        self.assertIn(("LLaMA-2-70B FFN gate+up", 8192, 57344, 4096, True), layers)
+        self.assertIn(("LLaMA-3-8B LM head", 4096, 128256, 8192, True), layers)
+
+    def test_tall_wide_and_unaligned(self):
+        self.assertTrue(all(m >= 16384 and 17 <= n <= 256 for m, n, _ in self.group("tall")))
+        self.assertTrue(all(17 <= m <= 256 and n >= 16384 for m, n, _ in self.group("wide")))
+        self.assertTrue(all(v % 2 for s in self.group("unaligned") for v in s))
+
+    def test_log_uniform_is_integer_bounded_and_log_uniform(self):
+        import random
+        rng = random.Random(1)
+        draws = [shapes.log_uniform(rng, 1000, 12000) for _ in range(4000)]
+        self.assertTrue(all(isinstance(x, int) and 1000 <= x <= 12000 for x in draws))
+        # Half the mass below the geometric middle, sqrt(1000 * 12000) = 3464.
+        self.assertAlmostEqual(sum(x < 3464 for x in draws) / len(draws), 0.5, delta=0.03)
+        self.assertEqual(shapes.log_uniform(random.Random(2), 7, 7), 7)
+
+
+def heldout_rows(values):
+    """Rows of 06 and 07 from {(m, n, k): (pct_06, pct_07)}, both against cuBLAS FP32."""
+    rows = []
+    for (m, n, k), (a, b) in values.items():
+        rows += [row("06_double_buffer", m, n, k, a / 2, a), row("07_any_shape", m, n, k, b / 2, b)]
+    return rows
+
+
+class HeldoutFloorsTest(unittest.TestCase):
+    """Issue 19's floors for 07 on the held-out suite: the same numbers as issue 10's; 07 equal
+    to 06 at 4096^3 and 8192^3 only on a suite that holds them (the 07 suite)."""
+
+    BIG, SMALL = (8192, 4096, 12288), (9, 5120, 1280)  # held-out shapes: large, smaller
+
+    def results(self, values, suite="heldout", counted=None):
+        return {label: (holds, detail)
+                for label, holds, detail in shapes.floors(heldout_rows(values), suite, counted)}
+
+    def test_issue_19_floors(self):
+        self.assertEqual(shapes.floors_on("07_any_shape", "heldout"),
+                         shapes.Floors(90.0, 75.0, 19, geomean=97.0, suite="heldout"))
+        results = self.results({self.BIG: (95, 96), self.SMALL: (80, 99)})
+        self.assertEqual(list(results), ["07 >= 90 % of cuBLAS where M*N*K >= 2^30",
+                                         "07 >= 75 % of cuBLAS on the smaller shapes",
+                                         "geometric mean of 07's % of cuBLAS >= 97 %",
+                                         "07 never more than 2 % slower than 06"])
+        self.assertTrue(all(holds for holds, _ in results.values()), results)
+
+    def test_equal_at_4096_and_8192_only_where_the_suite_holds_them(self):
+        self.assertEqual(shapes.equal_shapes("07"), shapes.EQUAL_TO_06)
+        self.assertEqual(shapes.equal_shapes("heldout"), [])
+        # 4096^3 measured in a held-out run (with --shapes) is no floor there.
+        values = {self.BIG: (95, 96), (4096,) * 3: (90, 99)}
+        self.assertFalse(any("equal" in label for label in self.results(values)))
+        self.assertIn("07 equal to 06 at 4096³ (within 2 %)", self.results(values, "07"))
+
+    def test_each_floor_can_fail(self):
+        cases = {
+            "where M*N*K >= 2^30": {self.BIG: (89, 89.9), self.SMALL: (80, 120)},
+            "smaller shapes": {self.BIG: (95, 130), self.SMALL: (70, 74.9)},
+            "geometric mean": {self.BIG: (95, 95), self.SMALL: (80, 95)},
+            "slower than 06": {self.BIG: (95, 100), self.SMALL: (110, 105)},  # 0.955
+        }
+        for label, values in cases.items():
+            with self.subTest(label):
+                failing = [text for text, (holds, _) in self.results(values).items() if not holds]
+                self.assertEqual(len(failing), 1, failing)
+                self.assertIn(label, failing[0])
+
+    def test_only_counted_shapes_count(self):
+        values = {self.BIG: (95, 96), self.SMALL: (80, 99), (1, 8192, 8192): (50, 10)}
+        self.assertFalse(all(holds for holds, _ in self.results(values).values()))
+        counted = {self.BIG, self.SMALL}
+        self.assertTrue(all(holds for holds, _ in self.results(values, counted=counted).values()))
+
+    def test_no_floors_of_07_on_the_hopper_suite(self):
+        self.assertEqual(self.results({self.BIG: (10, 10)}, "hopper"), {})
+
+    def test_chapters_runs_report_07s_held_out_floors(self):
+        rows = heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)})
+        labels = [label for _, label, _, _ in shapes.chapter_floors(rows, shapes.CHAPTERS,
+                                                                    suite="heldout")]
+        self.assertEqual(labels, ["07 >= 90 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 19)",
+                                  "07 >= 75 % of cuBLAS FP32 on the smaller shapes (issue 19)",
+                                  "07's geometric mean >= 97 % of cuBLAS FP32 (issue 19)"])
+        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "heldout"), HOPPER)
+        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "hopper"),
+                         ["07_any_shape"])
+
+    def test_file_names(self):
+        self.assertEqual(shapes.results_stem(None, "heldout"), "shapes_heldout")
+        self.assertEqual(shapes.results_stem([], "07"), "shapes")
+        self.assertEqual(shapes.results_stem(shapes.CHAPTERS, "heldout"), "shapes_heldout_06_07")
+
+    def test_tables(self):
+        document = {
+            "device": H100, "suite_name": "heldout",
+            "environment": {"date": "d", "command": "c", "git_commit": None, "git_dirty": None},
+            "suite": [[*self.BIG, "layer"], [*self.SMALL, "small M"]],
+            "rows": heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)}),
+        }
+        text = shapes.render_suite(document)
+        self.assertIn("# Shape suite (Held-out suite, issue 19): chapters 06 and 07 against cuBLAS",
+                      text)
+        self.assertIn("- Suite: `--suite heldout` (Held-out suite, issue 19)", text)
+        self.assertIn("- 07 equal to 06 at 4096³ and 8192³ (issue 19): not shapes of this suite; "
+                      "the run of the default suite (`python3 scripts/shapes.py`) checks it.", text)
+        self.assertIn("## Chapter 07's floors (issue 19)", text)
+        self.assertIn("| 9×5120×1280 | small M |", text)
+        self.assertNotIn("**no**", text)
+        # Issue 16's rows (--extra) are shown, counted in neither the floors nor the means.
+        document["suite"].append([1, 8192, 8192, "issue16"])
+        document["rows"] += heldout_rows({(1, 8192, 8192): (50, 10)})
+        text = shapes.render_suite(document)
+        self.assertIn("| 1×8192×8192 | issue16 |", text)
+        self.assertNotIn("**no**", text)
+        self.assertIn("| **geometric mean** | | | | | **87.2** | **97.5** | **1.118** | | |", text)
+        document["suite_name"] = "hopper"
+        text = shapes.render_suite(document)
+        self.assertIn("## Chapter 07's floors\n\nNone are set on this suite.", text)
+        self.assertNotIn("07 equal to 06 at", text)
+        # On a --chapters table of another suite, 07's floors are named with both suites.
+        document["chapters"] = [{"chapter": "07_any_shape"}]
+        self.assertIn("- Not evaluated on this suite: the floors of 07 (issue 10, --suite 07; "
+                      "issue 19, --suite heldout).", shapes.render_chapters(document))
+
+
+class HeldoutRunTest(unittest.TestCase):
+    """Whole --suite heldout runs of 06 and 07 against fake chapter binaries."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        fake_build_dir(self.root / "build", shapes.CHAPTERS)
+        self.results = self.root / "results"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_shapes(self, *options, **env):
+        return subprocess.run(
+            [sys.executable, str(SCRIPTS / "shapes.py"), "--no-build", "--build-dir",
+             str(self.root / "build"), "--results-dir", str(self.results), *options],
+            capture_output=True, text=True, env=environment(**env))
+
+    def files(self):
+        return {p.relative_to(self.results).as_posix(): p.read_bytes()
+                for p in self.results.rglob("*") if p.is_file()}
+
+    def test_heldout_files_leave_the_default_suites_alone(self):
+        proc = self.run_shapes("--shapes", "256,256,256")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        default = self.files()
+        proc = self.run_shapes("--suite", "heldout", "--samples", "5")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        after = self.files()
+        for name, data in default.items():
+            self.assertEqual(after[name], data, name)
+        document = json.loads((self.results / "shapes_heldout.json").read_text())
+        self.assertEqual(document["suite_name"], "heldout")
+        self.assertEqual(document["suite"], [list(s) for s in shapes.HELDOUT_SUITE])
+        self.assertEqual(len(document["rows"]), 2 * len(shapes.HELDOUT_SUITE))
+        self.assertIn("--suite heldout", document["environment"]["command"])
+        # The fake 07 is slow (10 % of the peak): its floors do not hold; no equal-to-06 floor.
+        self.assertEqual({f["chapter"] for f in document["floors"]}, {"07_any_shape"})
+        self.assertEqual(len(document["floors"]), 4)
+        self.assertFalse(all(f["holds"] for f in document["floors"]))
+        table = (self.results / "shapes_heldout.md").read_text()
+        self.assertEqual(proc.stdout, table)
+        self.assertTrue(table.startswith("# Shape suite (Held-out suite, issue 19): chapters 06 "))
+        self.assertIn("| 31×113375×1181 | wide |", table)
+        self.assertEqual(json.loads((self.results / "shapes.json").read_text())["suite_name"], "07")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return
+        self.assertEqual((self.results / "figures" / "shapes_heldout.png").read_bytes()[:8],
+                         b"\x89PNG\r\n\x1a\n")
+        self.assertIn("figures/shapes.png", default)
+        # --render-only --suite heldout redraws the held-out files from their JSON.
+        (self.results / "shapes_heldout.md").unlink()
+        proc = self.run_shapes("--render-only", "--suite", "heldout")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual((self.results / "shapes_heldout.md").read_text(), table)
+
+    def test_check_floors_on_each_suite(self):
+        # The fake 07 at 9x its speed: 98-115 % of cuBLAS FP32 everywhere, 1.29x the fake 06.
+        fast = {"FAKE_CHAPTER_SPEED": "07_any_shape=9"}
+        proc = self.run_shapes("--suite", "heldout", "--check-floors", **fast)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(all(f["holds"] for f in json.loads(
+            (self.results / "shapes_heldout.json").read_text())["floors"]))
+        # On the 07 suite 1.29x 06 at 4096^3 is not "equal": the floor that only that suite has.
+        proc = self.run_shapes("--check-floors", **fast)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("floors: some do not hold (see shapes.md)", proc.stderr)
+        failing = [f["floor"] for f in json.loads(
+            (self.results / "shapes.json").read_text())["floors"] if not f["holds"]]
+        self.assertEqual(failing, ["07 equal to 06 at 4096³ (within 2 %)",
+                                   "07 equal to 06 at 8192³ (within 2 %)"])
+        # At its own speed the fake 07 misses the held-out floors.
+        proc = self.run_shapes("--suite", "heldout", "--check-floors")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("floors: some do not hold (see shapes_heldout.md)", proc.stderr)
+
+    def test_shapes_and_extra(self):
+        proc = self.run_shapes("--suite", "heldout", "--shapes", "9,5120,1280;8192,4096,12288",
+                               "--shapes", "7,7,7", "--extra", "--check-floors",
+                               FAKE_CHAPTER_SPEED="07_any_shape=9")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        document = json.loads((self.results / "shapes_heldout.json").read_text())
+        self.assertEqual(document["suite"], [[9, 5120, 1280, "small M"],
+                                             [8192, 4096, 12288, "layer"], [7, 7, 7, "custom"]]
+                         + [list(s) for s in shapes.EXTRA])
+        table = (self.results / "shapes_heldout.md").read_text()
+        self.assertIn("| 1×8192×8192 | issue16 |", table)
+        self.assertIn("count in neither the floors nor the geometric means", table)
+
+    def test_chapters_on_the_heldout_suite(self):
+        proc = self.run_shapes("--chapters", "06", "07", "--suite", "heldout")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        document = json.loads((self.results / "shapes_heldout_06_07.json").read_text())
+        self.assertEqual(document["suite_name"], "heldout")
+        self.assertEqual([f["floor"].rsplit(" (", 1)[1] for f in document["floors"]],
+                         ["issue 19)"] * 3)
+        self.assertFalse((self.results / "shapes_heldout.json").exists())
 
 
 if __name__ == "__main__":
