@@ -125,7 +125,9 @@ def template_struct(text, source, name, count, given):
                        r"\s*\{(.*?)\n\};", text, flags=re.S)
     if not struct:
         raise UsageError(f"{source}: template struct {name} not found")
-    names = [p.split()[-1] for p in struct.group(1).split(",")]
+    # A parameter's name is the last word before its default, if it has one (`int kCluster_ =
+    # SGEMM_CLUSTER`).
+    names = [p.partition("=")[0].split()[-1] for p in struct.group(1).split(",")]
     if len(names) != count:
         raise UsageError(f"{source}: {given} {count} values but {name} has {len(names)} template "
                          "parameters")

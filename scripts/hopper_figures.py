@@ -314,8 +314,8 @@ def struct_values(text, source, defines, name, arguments, user, given):
     """The template struct `name` and the values `arguments` (the text between its angle
     brackets) give it: each argument a number or an integer macro, SGEMM_TILE its list. The
     parameters left out take their defaults (13's `int kCluster_ = SGEMM_CLUSTER`), evaluated
-    with the integer macros: figures.template_struct, which checks the count (`given` says who
-    gives the values), reads no defaults. Returns (parameter names, the struct's match, the
+    with the integer macros; figures.template_struct checks the count (`given` says who gives the
+    values) and names the parameters. Returns (parameter names, the struct's match, the
     values)."""
     values = []
     for arg in arguments.split(","):
@@ -337,8 +337,8 @@ def struct_values(text, source, defines, name, arguments, user, given):
         except Unknown:
             raise UsageError(f"{source}: cannot evaluate the default of {name}'s template "
                              f"parameter {parameter.split()[-1]}: {default.strip()}") from None
-    _, struct = template_struct(text, source, name, len(values), given)
-    return [p.partition("=")[0].split()[-1] for p in params], struct, values
+    names, struct = template_struct(text, source, name, len(values), given)
+    return names, struct, values
 
 
 def read_kernel(source, required, rounded_before=True, user="MainTile"):
