@@ -24,7 +24,7 @@
 //   reduction.
 // - A rounded to TF32 by the copy engine as it copies (A's tensor map says TFLOAT32): no pass
 //   before the GEMM (12's), no thread rounds A. The copy engine rounds the last 4096 floats below
-//   FLT_MAX up to Inf; a tile whose sums that made Inf or NaN is computed again on the CUDA cores.
+//   FLT_MAX up to Inf; a tile whose sums this made Inf or NaN is computed again on the CUDA cores.
 // Unchanged from 12: the producer and consumer warpgroups, setmaxnreg, C^T = B^T A^T with B^T from
 // registers, the 256 x 128 x 32 tile and its 4-stage ring, the epilogue.
 // Precision contract: TF32 (verified with a TF32 tolerance, timed against cuBLAS
