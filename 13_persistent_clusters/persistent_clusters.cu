@@ -42,6 +42,7 @@
 #include "common/cluster.h"
 #include "common/grid.h"
 #include "common/harness.h"
+#include "common/roofline.h"
 #include "common/split_k.h"
 #include "common/tf32.h"
 #include "common/tma.h"
@@ -662,7 +663,7 @@ double plan_clocks(const sgemm::Problem& p) {
     cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device);
     cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
-    return 2.0 * mem_khz * (bus_bits / 8) / sm_khz;  // double data rate
+    return sgemm::dram_bandwidth_bytes(1e3 * mem_khz, bus_bits) / (1e3 * sm_khz);
   }();
   const double c_bytes = (split.splits > 1 ? 2.0 * split.splits + 1 : 1.0) * p.m * p.n * 4;
   return 2 * macs / rate + c_bytes / dram_bytes_per_clock;
@@ -672,8 +673,9 @@ double plan_clocks(const sgemm::Problem& p) {
 // - C of at most 64 rows, or at most 128 and one column of tiles: the 64-row tile, unpaired;
 // - one column of tiles (N <= 128): the big tile, unpaired (a pair's second block would compute
 //   only zeros);
-// - C of at most 128 rows: the 128-row tile (the big one would multiply as many rows of zeros as
-//   of A, which costs more than the 128-row tile's lower rate: 2048 / 1638 FLOP per clock);
+// - C of at most 128 rows: the 128-row tile (the big one would multiply at least as many rows of
+//   zeros as of A, which costs more than the 128-row tile's lower rate: 2048 / 1638 FLOP per
+//   clock);
 // - big tiles enough for every SM: the big tile;
 // - fewer: the tile of the three that plan_clocks says takes least time, each with its K slices.
 template <class F>

@@ -688,7 +688,7 @@ MODEL_STATEMENTS = (
     ("plan_clocks", "const double rate=tile_rate<T>();"),
     ("plan_clocks", "const double macs=sgemm::plan_cost(sgemm::tiles_of(p,spec),"
                     "sgemm::sm_count(),T::kBlockM,T::kBlockN,split);"),
-    ("plan_clocks", "return 2.0*mem_khz*(bus_bits/8)/sm_khz;"),
+    ("plan_clocks", "return sgemm::dram_bandwidth_bytes(1e3*mem_khz,bus_bits)/(1e3*sm_khz);"),
     ("plan_clocks", "const double c_bytes=(split.splits>1?2.0*split.splits+1:1.0)*p.m*p.n*4;"),
     ("plan_clocks", "return 2*macs/rate+c_bytes/dram_bytes_per_clock;"),
 )
