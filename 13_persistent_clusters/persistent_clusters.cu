@@ -26,7 +26,8 @@
 //   before the GEMM (12's), no thread rounds A. The copy engine rounds the last 4096 floats below
 //   FLT_MAX up to Inf; a tile whose sums this made Inf or NaN is computed again on the CUDA cores.
 // Unchanged from 12: the producer and consumer warpgroups, setmaxnreg, C^T = B^T A^T with B^T from
-// registers, the 256 x 128 x 32 tile and its 4-stage ring, the epilogue.
+// registers, the 256 x 128 x 32 tile and its 4-stage ring, the epilogue (stores from registers; the
+// one through shared memory and TMA stores, SGEMM_EPILOGUE=1, measured slower).
 // Precision contract: TF32 (verified with a TF32 tolerance, timed against cuBLAS
 // CUBLAS_COMPUTE_32F_FAST_TF32).
 // Limits: compute capability 9.0 with code built for sm_90a; elsewhere one error: line, exit 3.
@@ -76,8 +77,8 @@
 #ifndef SGEMM_ROUND_A
 #define SGEMM_ROUND_A 2
 #endif
-// SGEMM_NARROW 1: where N fits one tile, unpaired blocks, and a consumer warpgroup whose columns all
-// lie past N skips its wgmma; 0: pairs everywhere, every consumer multiplies.
+// SGEMM_NARROW 1: where N fits one tile, unpaired blocks, and a consumer warpgroup whose columns
+// all lie past N skips its wgmma; 0: pairs everywhere, every consumer multiplies.
 #ifndef SGEMM_NARROW
 #define SGEMM_NARROW 1
 #endif
@@ -95,6 +96,12 @@
 // SGEMM_SPLIT_K 1: K slices where a tile's units cannot fill the GPU; 0: never.
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1
+#endif
+// SGEMM_EPILOGUE 0: the consumers store C from registers straight to global memory (chapter 12's);
+// 1: through shared memory, a TMA store per box, which the copy engine carries out while they go
+// on to the next unit. 1 measured 0.5 % slower (README.md, "Attribution"), so 0 stays.
+#ifndef SGEMM_EPILOGUE
+#define SGEMM_EPILOGUE 0
 #endif
 // SGEMM_ROUND_TF32 as in chapter 10: 1 sgemm::tf32_operand, 0 no rounding (built only to price it).
 #ifndef SGEMM_ROUND_TF32
@@ -152,7 +159,14 @@ struct PersistentTile {
   static constexpr int kSizeBoxB = kBlockK * kBoxN;
   static constexpr int kStageFloats = kSizeA + kBlockN * kBlockK;
   static constexpr int kStageBytes = kStageFloats * static_cast<int>(sizeof(float));
-  static constexpr int kSmemBytes = kStages * kStageBytes + 1024;
+  // The epilogue through shared memory: each consumer stores C kStoreRows rows at a time, from two
+  // buffers in turn, each as two 32-column boxes laid out as TMA reads them (the 128-byte swizzle).
+  static constexpr int kStoreRows = 32;
+  static constexpr int kStoreBoxFloats = kStoreRows * kBoxN;
+  static constexpr int kStoreBufferFloats = kWgmmaM / kBoxN * kStoreBoxFloats;
+  static constexpr int kStoreBytes =
+      SGEMM_EPILOGUE ? kConsumers * 2 * kStoreBufferFloats * static_cast<int>(sizeof(float)) : 0;
+  static constexpr int kSmemBytes = kStages * kStageBytes + kStoreBytes + 1024;
 
   // setmaxnreg as in chapter 12.
   static constexpr int kLaunchRegisters = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
@@ -168,6 +182,7 @@ struct PersistentTile {
   static_assert(kCluster == 1 || kCluster == 2, "one block, or a pair sharing A");
   static_assert(kBoxRowsA % 8 == 0, "each share of A is whole 1024-byte swizzle atoms");
   static_assert(kBlockM % kWgmmaN == 0, "whole wgmma tiles per block");
+  static_assert(kWgmmaN % kStoreRows == 0, "whole store chunks per wgmma tile");
   static_assert(kBlockM <= 256, "a TMA box is at most 256 rows");
   static_assert(kStageBytes % 1024 == 0, "every stage starts on 1024 bytes");
   static_assert(kStages >= 2, "a ring");
@@ -184,9 +199,10 @@ using SmallTile = PersistentTile<128, 2, 6>;
 // zeros: half the GPU. Such problems run unpaired blocks.
 using SoloTile = PersistentTile<SGEMM_TILE, 1>;
 // Where C has at most 64 rows (a decode step: M = tokens), a 64-row tile (wgmma's N = 64): a
-// quarter of the big tile's rows of zeros. Its stage is 24 KiB, so nine fit; unpaired, since A's
-// share of a stage is a third of it and the pair would save little.
-using ShortTile = PersistentTile<64, 2, 9, 1>;
+// quarter of the big tile's rows of zeros. Its stage is 24 KiB, so nine fit (eight beside the
+// epilogue's buffers); unpaired, since A's share of a stage is a third of it and the pair would
+// save little.
+using ShortTile = PersistentTile<64, 2, SGEMM_EPILOGUE ? 8 : 9, 1>;
 
 // The work of one launch: tiles_m x tiles_n tiles of C, each cut into `splits` K slices of
 // k_slice. A unit is a cluster's: kCluster tiles side by side in one tile row (one K slice of
@@ -273,7 +289,14 @@ __device__ __forceinline__ bool consumers_any(bool p) {
       : "=r"(any)
       : "r"(static_cast<uint32_t>(p)), "n"(128 * T::kConsumers)
       : "memory");
-  return any != 0;
+  // The same in every thread, but the compiler cannot tell from the asm: through a shuffle it
+  // knows, and a branch on it stays uniform (as `idle` in the kernel, and for the same reason).
+  return __shfl_sync(0xffffffffu, any, 0) != 0;
+}
+
+// The 128 threads of consumer warpgroup `consumer` wait for each other (barrier 2 + consumer).
+__device__ __forceinline__ void consumer_sync(int consumer) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(2 + consumer) : "memory");
 }
 
 // The copy engine rounds like cvt.rna: a finite element of A within 2^-11 of FLT_MAX becomes Inf,
@@ -326,15 +349,22 @@ __device__ __noinline__ void recompute_tile(const float* __restrict__ A,
   }
 }
 
+// How the epilogue stores C: kScalar one float at a time (N odd), kPairs two at a time (N even),
+// from registers to global memory; kByTma through shared memory, a TMA store per box (map_c: N a
+// multiple of 4, C 16-byte aligned).
+enum Store { kScalar, kPairs, kByTma };
+
 // gridDim.x blocks (a multiple of kCluster) walk the schedule's units: cluster c takes units c,
 // c + clusters, ... . Slice z of the units writes C + z * c_slice (the launcher passes the split-K
-// workspace, alpha = 1 and beta = 0 when there are several slices).
+// workspace, alpha = 1 and beta = 0 when there are several slices); with kByTma, map_c holds the
+// same slices.
 // With kByCopyEngine, A and B are also read as they are (A dense, M x K; B dense, K x N) by a tile
 // whose sums the copy engine's rounding made Inf or NaN (recompute_tile).
-template <class T, bool kEvenN, int kMode>
+template <class T, int kStore, int kMode>
 __global__ void __launch_bounds__(T::kThreads, 1)
     sgemm_persistent(const __grid_constant__ CUtensorMap map_a,
-                     const __grid_constant__ CUtensorMap map_b, int m, int n, int k,
+                     const __grid_constant__ CUtensorMap map_b,
+                     const __grid_constant__ CUtensorMap map_c, int m, int n, int k,
                      const Schedule schedule, float alpha, float beta, float* __restrict__ C,
                      int64_t c_slice, const float* __restrict__ A, const float* __restrict__ B) {
 #if !SGEMM_SM90A_BUILT
@@ -441,6 +471,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const FragmentPlan frag_plan = make_fragment_plan<T>(consumer, warp, g, t);
     float acc[T::kRowBlocks][T::kAccumulators];
     uint32_t frag[2][T::kKSteps][4];
+    // kByTma: this consumer's two store buffers, and the chunks it has stored so far (chunk c
+    // goes through buffer c % 2). Its first thread issues the stores and waits for them.
+    float* const store_buffers =
+        smem + T::kStages * T::kStageFloats + consumer * 2 * T::kStoreBufferFloats;
+    int chunks = 0;
+    const bool store_leader = tid % 128 == 0;
 
     // A stage goes back to the producers of the cluster: one arrival per warp on each block's
     // empty barrier (lane r arrives on rank r's).
@@ -517,8 +553,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         // Nothing to multiply or store. It still takes each stage and hands it back, as the
         // producers count on, and its zero sums join the check below.
         for (int use = first; use < first + place.k_tiles; ++use) {
-          sgemm::mbarrier_wait(kRoundInShared ? &rounded[use % T::kStages] : &full[use % T::kStages],
-                               (use / T::kStages) % 2);
+          sgemm::mbarrier_wait(
+              kRoundInShared ? &rounded[use % T::kStages] : &full[use % T::kStages],
+              (use / T::kStages) % 2);
           release(use % T::kStages);
         }
       } else {
@@ -548,50 +585,104 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         }
       }
 
-      // Epilogue, as in 12, into this unit's slice. Meanwhile the producer fills the ring with the
-      // next unit's first K tiles.
+      // Epilogue, into this unit's slice. Meanwhile the producer fills the ring with the next
+      // unit's first K tiles.
       float* const out = C + place.slice * c_slice;
       const int col = place.block_col + frag_plan.col;
+      if constexpr (kStore == kByTma) {
+        if (idle) continue;  // all its columns lie past N: nothing to store
+        // kStoreRows rows at a time: each thread writes its sums into the chunk's buffer where
+        // the box's swizzle puts them (two 8-byte stores per bank row of a warp: no conflicts
+        // beyond the two a warp's 256 bytes need), the leader sends the two boxes to C and the
+        // consumers go on, to the next chunk or the next unit's K loop, while the copy engine
+        // writes them. Before a buffer is written again its store must have read it: the leader
+        // waits for its last store before the barrier that starts the next chunk's stores.
+        const int box_col = frag_plan.col % T::kBoxN;  // this thread's columns inside its box
 #pragma unroll
-      for (int i = 0; i < T::kRowBlocks; ++i) {
+        for (int i = 0; i < T::kRowBlocks; ++i) {
 #pragma unroll
-        for (int j = 0; j < T::kWgmmaN / 8; ++j) {
+          for (int chunk = 0; chunk < T::kWgmmaN / T::kStoreRows; ++chunk, ++chunks) {
+            float* const buffer = store_buffers + chunks % 2 * T::kStoreBufferFloats;
+            float* const box = buffer + warp / 2 * T::kStoreBoxFloats;
 #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int row = place.block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
-            if (row >= m || col >= n) continue;
-            float* c = out + static_cast<int64_t>(row) * n + col;
-            const float v0 = alpha * acc[i][4 * j + e];
-            const float v1 = alpha * acc[i][4 * j + e + 2];
-            if (kEvenN) {
-              float2 o = make_float2(v0, v1);
-              if (beta != 0.0f) {
-                const float2 old = *reinterpret_cast<const float2*>(c);
-                o.x += beta * old.x;
-                o.y += beta * old.y;
+            for (int jj = 0; jj < T::kStoreRows / 8; ++jj) {
+              const int j = chunk * T::kStoreRows / 8 + jj;
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int r = 8 * jj + 2 * t + e;  // row inside the chunk
+                float2 o = make_float2(alpha * acc[i][4 * j + e], alpha * acc[i][4 * j + e + 2]);
+                const int row = place.block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
+                if (beta != 0.0f && row < m && col < n) {
+                  const float2 old =
+                      *reinterpret_cast<const float2*>(out + static_cast<int64_t>(row) * n + col);
+                  o.x += beta * old.x;
+                  o.y += beta * old.y;
+                }
+                *reinterpret_cast<float2*>(box + r * T::kBoxN + 4 * ((box_col / 4) ^ (r % 8)) +
+                                           box_col % 4) = o;
               }
-              *reinterpret_cast<float2*>(c) = o;
-            } else {
-              c[0] = beta != 0.0f ? v0 + beta * c[0] : v0;
-              if (col + 1 < n) c[1] = beta != 0.0f ? v1 + beta * c[1] : v1;
+            }
+            sgemm::fence_proxy_async();
+            sgemm::bulk_wait_read<0>();
+            consumer_sync(consumer);
+            const int row0 = place.block_row + i * T::kWgmmaN + chunk * T::kStoreRows;
+#pragma unroll
+            for (int b = 0; b < T::kWgmmaM / T::kBoxN; ++b) {
+              sgemm::tma_store_3d(store_leader, &map_c, buffer + b * T::kStoreBoxFloats,
+                                  place.slice, row0,
+                                  place.block_col + consumer * T::kWgmmaM + b * T::kBoxN);
+            }
+            sgemm::bulk_commit();
+          }
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < T::kRowBlocks; ++i) {
+#pragma unroll
+          for (int j = 0; j < T::kWgmmaN / 8; ++j) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int row = place.block_row + i * T::kWgmmaN + 8 * j + 2 * t + e;
+              if (row >= m || col >= n) continue;
+              float* c = out + static_cast<int64_t>(row) * n + col;
+              const float v0 = alpha * acc[i][4 * j + e];
+              const float v1 = alpha * acc[i][4 * j + e + 2];
+              if (kStore == kPairs) {
+                float2 o = make_float2(v0, v1);
+                if (beta != 0.0f) {
+                  const float2 old = *reinterpret_cast<const float2*>(c);
+                  o.x += beta * old.x;
+                  o.y += beta * old.y;
+                }
+                *reinterpret_cast<float2*>(c) = o;
+              } else {
+                c[0] = beta != 0.0f ? v0 + beta * c[0] : v0;
+                if (col + 1 < n) c[1] = beta != 0.0f ? v1 + beta * c[1] : v1;
+              }
             }
           }
         }
       }
     }
   }
-  // A block leaves only when the other block of its cluster is done arriving on its barriers and
-  // copying into its stages.
+  // A block leaves only when its stores are written, and the other block of its cluster is done
+  // arriving on its barriers and copying into its stages.
+  if (kStore == kByTma && warpgroup > 0 && tid % 128 == 0) sgemm::bulk_wait<0>();
   if constexpr (T::kCluster > 1) sgemm::cluster_sync();
 }
 
-using Kernel = void(CUtensorMap, CUtensorMap, int, int, int, Schedule, float, float, float*,
-                    int64_t, const float*, const float*);
+using Kernel = void(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, Schedule, float, float,
+                    float*, int64_t, const float*, const float*);
 
-// The kernels of tile T: [N odd, N even].
+// The kernels of tile T, one per Store (kByTma built only where SGEMM_EPILOGUE asks for it).
 template <class T>
-Kernel* const kKernels[2] = {&sgemm_persistent<T, false, kRounding>,
-                             &sgemm_persistent<T, true, kRounding>};
+constexpr Kernel* tma_store_kernel() {
+  if constexpr (SGEMM_EPILOGUE) return &sgemm_persistent<T, kByTma, kRounding>;
+  return &sgemm_persistent<T, kPairs, kRounding>;
+}
+template <class T>
+Kernel* const kKernels[3] = {&sgemm_persistent<T, kScalar, kRounding>,
+                             &sgemm_persistent<T, kPairs, kRounding>, tma_store_kernel<T>()};
 
 // Clusters of T's kernel the GPU runs at once (one block per SM, the cluster's blocks in one
 // GPC): what a persistent launch starts, and the slots the split-K plan fills.
@@ -655,8 +746,8 @@ double plan_clocks(const sgemm::Problem& p) {
   const sgemm::SplitK split = split_k_of<T>(p);
   const double rate = tile_rate<T>();
   const sgemm::TileSpec spec = spec_of<T>();
-  const double macs = sgemm::plan_cost(sgemm::tiles_of(p, spec), sgemm::sm_count(), T::kBlockM,
-                                       T::kBlockN, split);
+  const double macs =
+      sgemm::plan_cost(sgemm::tiles_of(p, spec), sgemm::sm_count(), T::kBlockM, T::kBlockN, split);
   static const double dram_bytes_per_clock = [] {
     int device = 0, sm_khz = 0, mem_khz = 0, bus_bits = 0;
     cudaGetDevice(&device);
@@ -681,8 +772,8 @@ double plan_clocks(const sgemm::Problem& p) {
 template <class F>
 auto with_tile(const sgemm::Problem& p, F f) {
   const bool one_column = SGEMM_NARROW && p.n <= MainTile::kBlockN;
-  if (SGEMM_SHORT_ROWS && (p.m <= ShortTile::kBlockM ||
-                           (one_column && p.m <= SmallTile::kBlockM))) {
+  if (SGEMM_SHORT_ROWS &&
+      (p.m <= ShortTile::kBlockM || (one_column && p.m <= SmallTile::kBlockM))) {
     return f(ShortTile{});
   }
   if (one_column) return f(SoloTile{});
@@ -725,10 +816,10 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
   const float* a = sgemm::tma_readable(A, p.m, p.k, kRounding == kByPass, &workspace, stream);
   const float* b = sgemm::tma_readable(B, p.k, p.n, false, &workspace, stream);
   // A's map: rounded by the copy engine (kByCopyEngine), or as it is.
-  const CUtensorMap map_a = sgemm::tensor_map_2d(
-      a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK,
-      kRounding == kByCopyEngine ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
-                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  const CUtensorMap map_a =
+      sgemm::tensor_map_2d(a, p.m, p.k, sgemm::tma_row_stride(p.k), T::kBoxRowsA, T::kBlockK,
+                           kRounding == kByCopyEngine ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                                      : CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
   const CUtensorMap map_b =
       sgemm::tensor_map_2d(b, p.k, p.n, sgemm::tma_row_stride(p.n), T::kBlockK, T::kBoxN);
 
@@ -743,12 +834,22 @@ void launch_tile(const sgemm::Problem& p, const float* A, const float* B, float*
       SGEMM_PERSISTENT && units > resident_clusters<T>() ? resident_clusters<T>() : units;
 
   const bool sliced = split.splits > 1;
+  float* const out = sliced ? partial : C;
+  const int64_t c_slice = sliced ? sgemm::split_k_slice_floats(p) : 0;
+  // The epilogue through TMA where its map can hold C: rows of whole 16-byte units, aligned.
+  const Store store = p.n % 2 != 0 ? kScalar
+                      : SGEMM_EPILOGUE && p.n % 4 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0
+                          ? kByTma
+                          : kPairs;
+  const CUtensorMap map_c =
+      store == kByTma
+          ? sgemm::tensor_map_slices(out, split.splits, p.m, p.n, sgemm::split_k_slice_floats(p),
+                                     T::kStoreRows, T::kBoxN)
+          : CUtensorMap{};
   const sgemm::ClusterLaunch launch(clusters * T::kCluster, T::kThreads, T::kSmemBytes, T::kCluster,
                                     stream);
-  cudaLaunchKernelEx(&launch.config, kKernels<T>[p.n % 2 == 0], map_a, map_b, p.m, p.n, p.k,
-                     schedule, sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta,
-                     sliced ? partial : C, sliced ? sgemm::split_k_slice_floats(p) : int64_t{0}, A,
-                     B);
+  cudaLaunchKernelEx(&launch.config, kKernels<T>[store], map_a, map_b, map_c, p.m, p.n, p.k,
+                     schedule, sliced ? 1.0f : p.alpha, sliced ? 0.0f : p.beta, out, c_slice, A, B);
   if (sliced) sgemm::reduce_split_k_slices(p, split.splits, partial, C, stream);
 }
 

@@ -23,6 +23,26 @@ namespace sgemm {
 
 // ---- Host: the tensor map ----------------------------------------------------------------------
 
+// cuTensorMapEncodeTiled, reached through the runtime (see above).
+using TensorMapEncode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                     const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                     const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                     CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+inline TensorMapEncode tensor_map_encoder() {
+  static const TensorMapEncode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      std::fprintf(stderr, "error: the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12)\n");
+      std::exit(kExitRuntime);
+    }
+    return reinterpret_cast<TensorMapEncode>(fn);
+  }();
+  return encode;
+}
+
 // A tensor map of a row-major matrix of floats (rows x cols, rows `row_stride` floats apart) whose
 // copies bring box_rows x box_cols tiles into shared memory, each box row of 128 bytes stored with
 // the 128-byte swizzle (chunk c of 16 bytes in row r lands at chunk c ^ (r % 8)). Elements outside
@@ -32,30 +52,15 @@ namespace sgemm {
 inline CUtensorMap tensor_map_2d(const float* base, uint64_t rows, uint64_t cols,
                                  uint64_t row_stride, uint32_t box_rows, uint32_t box_cols,
                                  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
-  using Encode =
-      CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static const Encode encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
-                                         &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      std::fprintf(stderr, "error: the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12)\n");
-      std::exit(kExitRuntime);
-    }
-    return reinterpret_cast<Encode>(fn);
-  }();
   CUtensorMap map;
   const cuuint64_t dims[2] = {cols, rows};                     // innermost first
   const cuuint64_t strides[1] = {row_stride * sizeof(float)};  // bytes, dimension 1 only
   const cuuint32_t box[2] = {box_cols, box_rows};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r =
-      encode(&map, type, 2, const_cast<float*>(base), dims, strides, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = tensor_map_encoder()(
+      &map, type, 2, const_cast<float*>(base), dims, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr,
                  "error: cuTensorMapEncodeTiled failed (CUresult %d) for a %llu x %llu matrix, "
@@ -63,6 +68,35 @@ inline CUtensorMap tensor_map_2d(const float* base, uint64_t rows, uint64_t cols
                  static_cast<int>(r), static_cast<unsigned long long>(rows),
                  static_cast<unsigned long long>(cols), static_cast<unsigned long long>(row_stride),
                  box_rows, box_cols);
+    std::exit(kExitRuntime);
+  }
+  return map;
+}
+
+// A tensor map of `slices` dense row-major rows x cols matrices of floats, slice_stride floats
+// apart (C, or chapter 13's split-K slices of it), for stores: a TMA store writes a box_rows x
+// box_cols box from shared memory (stored with the 128-byte swizzle, as above) and leaves out the
+// elements that fall outside the matrix. Limits as tensor_map_2d's: cols and slice_stride multiples
+// of 4, the base 16-byte aligned.
+inline CUtensorMap tensor_map_slices(float* base, uint64_t slices, uint64_t rows, uint64_t cols,
+                                     uint64_t slice_stride, uint32_t box_rows, uint32_t box_cols) {
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {cols, rows, slices};
+  const cuuint64_t strides[2] = {cols * sizeof(float), slice_stride * sizeof(float)};
+  const cuuint32_t box[3] = {box_cols, box_rows, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult r = tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, base, dims, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(
+        stderr,
+        "error: cuTensorMapEncodeTiled failed (CUresult %d) for %llu slices of %llu x %llu, "
+        "slice stride %llu floats, box %u x %u\n",
+        static_cast<int>(r), static_cast<unsigned long long>(slices),
+        static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols),
+        static_cast<unsigned long long>(slice_stride), box_rows, box_cols);
     std::exit(kExitRuntime);
   }
   return map;
@@ -126,9 +160,8 @@ inline const float* tma_readable(const float* src, int64_t rows, int64_t cols, b
   return dst;
 }
 
-// ---- Device: mbarriers
-// --------------------------------------------------------------------------- An mbarrier is 8
-// bytes of shared memory that counts arrivals and, for TMA, bytes. It completes a phase when the
+// ---- Device: mbarriers ------------------------------------------------------------------------
+// An mbarrier is 8 bytes of shared memory that counts arrivals and, for TMA, bytes. It completes a phase when the
 // expected arrivals have arrived and the expected bytes have landed; then it starts the next phase,
 // and the phase's parity (0, 1, 0, ...) is what a waiting thread compares against.
 
@@ -182,8 +215,7 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
 #endif
 }
 
-// ---- Device: the bulk tensor copy
-// ----------------------------------------------------------------
+// ---- Device: the bulk tensor copy --------------------------------------------------------------
 
 // Copies the box at (row, col) of the tensor map into shared memory at dst (1024-byte aligned for
 // the 128-byte swizzle), counting its bytes on bar. The whole box's bytes count, including the
@@ -197,6 +229,49 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_address(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(smem_address(bar))
       : "memory");
+#endif
+}
+
+// ---- Device: the bulk tensor store (chapter 13's epilogue) ----------------------------------
+// Where `issue` holds, copies a box from shared memory at src (1024-byte aligned, 128-byte
+// swizzle) to (slice, row, col) of a tensor_map_slices map; every thread of a warp may call it, and
+// one issues the store (the predicate sits in the instruction). The threads that wrote src must
+// make their writes visible to the copy engine first (fence_proxy_async, then a barrier). The
+// store joins the issuing thread's open bulk group; bulk_commit closes it, and only that thread
+// can wait for it.
+__device__ __forceinline__ void tma_store_3d(bool issue, const CUtensorMap* map, const void* src,
+                                             int slice, int row, int col) {
+#if SGEMM_SM90A_BUILT
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.u32 p, %5, 0;\n"
+      "@p cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n}\n" ::
+          "l"(reinterpret_cast<uint64_t>(map)),
+      "r"(col), "r"(row), "r"(slice), "r"(smem_address(src)), "r"(static_cast<uint32_t>(issue))
+      : "memory");
+#endif
+}
+
+__device__ __forceinline__ void bulk_commit() {
+#if SGEMM_SM90A_BUILT
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most kPending of this thread's committed bulk groups still read shared memory
+// (their sources may then be written again). A thread with none returns at once.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read() {
+#if SGEMM_SM90A_BUILT
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// Waits until at most kPending of this thread's committed bulk groups are unfinished (their writes
+// to global memory done).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait() {
+#if SGEMM_SM90A_BUILT
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
 #endif
 }
 
