@@ -161,9 +161,9 @@ inline const float* tma_readable(const float* src, int64_t rows, int64_t cols, b
 }
 
 // ---- Device: mbarriers ------------------------------------------------------------------------
-// An mbarrier is 8 bytes of shared memory that counts arrivals and, for TMA, bytes. It completes a phase when the
-// expected arrivals have arrived and the expected bytes have landed; then it starts the next phase,
-// and the phase's parity (0, 1, 0, ...) is what a waiting thread compares against.
+// An mbarrier is 8 bytes of shared memory that counts arrivals and, for TMA, bytes. It completes a
+// phase when the expected arrivals have arrived and the expected bytes have landed; then it starts
+// the next phase, and the phase's parity (0, 1, 0, ...) is what a waiting thread compares against.
 
 __device__ __forceinline__ uint32_t smem_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
