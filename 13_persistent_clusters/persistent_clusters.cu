@@ -139,8 +139,7 @@ struct PersistentTile {
   static constexpr int kConsumers = kConsumers_;  // consumer warpgroups
   static constexpr int kWgmmaM = 64;              // wgmma.m64n128k8: columns of C (rows of C^T) ...
   static constexpr int kBlockN = kWgmmaM * kConsumers;  // columns of C per tile
-  static constexpr int kBlockK = 32;        // depth of one K tile: a 128-byte row of floats
-  static constexpr int kStages = kStages_;  // the ring
+  static constexpr int kBlockK = 32;  // depth of one K tile: a 128-byte row of floats
   static constexpr int kWgmmaN = kBlockM < 128 ? kBlockM : 128;  // ... rows of C (64 or 128) ...
   static constexpr int kWgmmaK = 8;                              // ... and k per instruction
   static constexpr int kRowBlocks = kBlockM / kWgmmaN;
@@ -166,6 +165,10 @@ struct PersistentTile {
   static constexpr int kStoreBufferFloats = kWgmmaM / kBoxN * kStoreBoxFloats;
   static constexpr int kStoreBytes =
       SGEMM_EPILOGUE ? kConsumers * 2 * kStoreBufferFloats * static_cast<int>(sizeof(float)) : 0;
+  // The ring: kStages_, or one stage fewer where the store buffers would not fit beside them all
+  // (with SGEMM_EPILOGUE=1, the 64-row tile's ninth).
+  static constexpr int kStages =
+      kStages_ * kStageBytes + kStoreBytes + 1024 > 227 * 1024 ? kStages_ - 1 : kStages_;
   static constexpr int kSmemBytes = kStages * kStageBytes + kStoreBytes + 1024;
 
   // setmaxnreg as in chapter 12.
@@ -200,9 +203,9 @@ using SmallTile = PersistentTile<128, 2, 6>;
 using SoloTile = PersistentTile<SGEMM_TILE, 1>;
 // Where C has at most 64 rows (a decode step: M = tokens), a 64-row tile (wgmma's N = 64): a
 // quarter of the big tile's rows of zeros. Its stage is 24 KiB, so nine fit (eight beside the
-// epilogue's buffers); unpaired, since A's share of a stage is a third of it and the pair would
-// save little.
-using ShortTile = PersistentTile<64, 2, SGEMM_EPILOGUE ? 8 : 9, 1>;
+// epilogue's buffers, SGEMM_EPILOGUE=1); unpaired, since A's share of a stage is a third of it and
+// the pair would save little.
+using ShortTile = PersistentTile<64, 2, 9, 1>;
 
 // The work of one launch: tiles_m x tiles_n tiles of C, each cut into `splits` K slices of
 // k_slice. A unit is a cluster's: kCluster tiles side by side in one tile row (one K slice of

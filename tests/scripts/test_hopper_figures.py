@@ -193,7 +193,9 @@ class ReaderTest(unittest.TestCase):
             with self.assertRaisesRegex(hf.UsageError, "192, 128, 4: whole wgmma tiles"):
                 hf.tma_kernel(root)
             sources(root)
-            edit(root / hf.TMA_HEADER, r"^(.*)CU_TENSOR_MAP_SWIZZLE_128B(.*)$",
+            # tensor_map_2d's map (the loads the figures draw), not tensor_map_slices' (stores)
+            edit(root / hf.TMA_HEADER,
+                 r"^(.*)CU_TENSOR_MAP_SWIZZLE_128B(, CU_TENSOR_MAP_L2_PROMOTION_L2_256B.*)$",
                  r"\1CU_TENSOR_MAP_SWIZZLE_64B\2")
             with self.assertRaisesRegex(hf.UsageError, "SWIZZLE_64B"):
                 hf.header_modes(root)
