@@ -48,6 +48,9 @@
 #ifndef SGEMM_PADDED_B
 #define SGEMM_PADDED_B 1  // 0: never copy B into padded rows (N odd stays on 4-byte copies)
 #endif
+#ifndef SGEMM_THIN
+#define SGEMM_THIN 1  // 0: M <= 16 or N <= 16 go to the tiles like every other shape
+#endif
 
 namespace {
 
@@ -472,6 +475,196 @@ __global__ void __launch_bounds__(kPadThreads)
   }
 }
 
+// ---- Thin problems: M <= 16 or N <= 16 ------------------------------------------------------
+// With M <= 16 every tile above multiplies mostly rows of zeros, and the problem is a stack of
+// matrix-vector products: each element of B is used M times, M / 2 FLOP per byte of B, below the
+// ridge point of the roofline (FP32 peak / DRAM bandwidth: 20 FLOP per byte on the H100), so the
+// time to beat is the time to read B once. The two kernels below stream the large operand at the
+// bandwidth instead of tiling C (README.md, "Thin problems"); K slices, as in split-K, give every
+// SM some of it, and reduce_split_k_slices adds them in a fixed order.
+constexpr int kThinThreads = 128;  // 4 warps
+constexpr int kThinWarps = kThinThreads / 32;
+constexpr int kThinCols = 128;    // few rows: columns of C per block (4 per lane)
+constexpr int kThinChunk = 256;   // few rows: k of A's rows in shared memory at a time
+constexpr int kThinRows = 32;     // few columns: rows of C per block (8 per warp)
+constexpr int kThinChunkB = 512;  // few columns: k of B in shared memory at a time
+
+// Few rows (m <= kRows): block (x, z) computes columns [128 x, 128 x + 128) of C over K slice z.
+// Lane l of every warp owns four columns (4l .. 4l + 3 with float4 loads when N % 4 == 0, else
+// l, l + 32, l + 64, l + 96, each coalesced with its neighbours); warp w takes the groups of four
+// consecutive k that start at 4w, 4w + 16, ... of each chunk, eight rows of B in flight per lane,
+// and reads A's four k of each row as one float4 from shared memory, where all lanes read the
+// same address (a broadcast). The warps' sums meet in shared memory, and warp 0 adds them in a
+// fixed order.
+template <int kRows, bool kVec4>
+__global__ void __launch_bounds__(kThinThreads)
+    sgemm_few_rows(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
+                   const float* __restrict__ B, float beta, float* __restrict__ C,
+                   int64_t c_slice) {
+  constexpr int kGroup = 4 * kThinWarps;  // k from one group of a warp to its next
+  __shared__ __align__(16) float sA[kRows][kThinChunk];
+  __shared__ float sums[kThinWarps - 1][kRows][kThinCols];
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int col0 = blockIdx.x * kThinCols;
+  const int k_begin = blockIdx.z * k_slice;
+  const int k_end = k - k_begin < k_slice ? k : k_begin + k_slice;
+  auto column = [&](int j) { return kVec4 ? col0 + 4 * lane + j : col0 + lane + 32 * j; };
+  // Row kk of B's slice (zeros past the chunk), this lane's four columns.
+  auto load_b = [&](int k0, int kk, int len, float(&v)[4]) {
+    const float* b = B + static_cast<int64_t>(k0 + kk) * n;
+    if constexpr (kVec4) {
+      const float4 q = kk < len && column(0) < n ? *reinterpret_cast<const float4*>(b + column(0))
+                                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      v[0] = q.x;
+      v[1] = q.y;
+      v[2] = q.z;
+      v[3] = q.w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) v[j] = kk < len && column(j) < n ? b[column(j)] : 0.0f;
+    }
+  };
+  float acc[kRows][4] = {};
+  for (int k0 = k_begin; k0 < k_end; k0 += kThinChunk) {
+    const int len = k_end - k0 < kThinChunk ? k_end - k0 : kThinChunk;
+    __syncthreads();  // the last chunk's reads of sA are done
+    for (int i = threadIdx.x; i < kRows * kThinChunk; i += kThinThreads) {
+      const int r = i / kThinChunk;
+      const int kk = i % kThinChunk;
+      sA[r][kk] = r < m && kk < len ? A[static_cast<int64_t>(r) * k + k0 + kk] : 0.0f;
+    }
+    __syncthreads();
+    for (int kk = 4 * warp; kk < len; kk += 2 * kGroup) {
+      float v[2][4][4];  // [group][k][column]
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) load_b(k0, kk + g * kGroup + e, len, v[g][e]);
+      }
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+        if (kk + g * kGroup >= len) break;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const float4 a = *reinterpret_cast<const float4*>(&sA[r][kk + g * kGroup]);
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            acc[r][j] = fmaf(a.x, v[g][0][j], acc[r][j]);
+            acc[r][j] = fmaf(a.y, v[g][1][j], acc[r][j]);
+            acc[r][j] = fmaf(a.z, v[g][2][j], acc[r][j]);
+            acc[r][j] = fmaf(a.w, v[g][3][j], acc[r][j]);
+          }
+        }
+      }
+    }
+  }
+  // The four warps' sums, added in the order of the warps.
+  if (warp > 0) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) sums[warp - 1][r][column(j) - col0] = acc[r][j];
+    }
+  }
+  __syncthreads();
+  if (warp > 0) return;
+  float* const out = C + blockIdx.z * c_slice;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    if (r >= m) break;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float v = acc[r][j];
+#pragma unroll
+      for (int w = 0; w < kThinWarps - 1; ++w) v += sums[w][r][column(j) - col0];
+      if (column(j) < n) {
+        float* c = out + static_cast<int64_t>(r) * n + column(j);
+        *c = beta != 0.0f ? alpha * v + beta * *c : alpha * v;
+      }
+    }
+  }
+}
+
+// Few columns (n <= kCols): block (x, z) computes rows [32 x, 32 x + 32) of C over K slice z. B's
+// slice comes through shared memory a chunk at a time, transposed (sB[j][k]: the lanes read
+// consecutive k, no bank conflicts); warp w owns rows 8w .. 8w + 7 of the block, its lanes take
+// consecutive float4s of each row (K % 4 == 0, else consecutive floats), eight rows of A in flight
+// per lane, and the 32 lanes' sums of each element meet by shuffles in a fixed order.
+template <int kCols, bool kVec4>
+__global__ void __launch_bounds__(kThinThreads)
+    sgemm_few_cols(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
+                   const float* __restrict__ B, float beta, float* __restrict__ C,
+                   int64_t c_slice) {
+  constexpr int kRowsPerWarp = kThinRows / kThinWarps;
+  constexpr int kStep = kVec4 ? 4 : 1;  // k per lane and load
+  __shared__ __align__(16) float sB[kCols][kThinChunkB];
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int row0 = blockIdx.x * kThinRows + warp * kRowsPerWarp;
+  const int k_begin = blockIdx.z * k_slice;
+  const int k_end = k - k_begin < k_slice ? k : k_begin + k_slice;
+  float acc[kRowsPerWarp][kCols] = {};
+  for (int k0 = k_begin; k0 < k_end; k0 += kThinChunkB) {
+    const int len = k_end - k0 < kThinChunkB ? k_end - k0 : kThinChunkB;
+    __syncthreads();  // the last chunk's reads of sB are done
+    // Consecutive threads, consecutive k of one column: conflict-free stores; the loads come
+    // from the few cache lines of B's rows, kept in L1.
+    for (int i = threadIdx.x; i < kCols * kThinChunkB; i += kThinThreads) {
+      const int j = i / kThinChunkB;
+      const int kk = i % kThinChunkB;
+      sB[j][kk] = kk < len && j < n ? B[static_cast<int64_t>(k0 + kk) * n + j] : 0.0f;
+    }
+    __syncthreads();
+    // len is a multiple of 4 with kVec4 (k, k_slice and the chunk are), and so is k0.
+    for (int kk = kStep * lane; kk < len; kk += 32 * kStep) {
+      float x[kRowsPerWarp][kStep];
+#pragma unroll
+      for (int r = 0; r < kRowsPerWarp; ++r) {
+        const float* a = A + static_cast<int64_t>(row0 + r) * k + k0 + kk;
+        if constexpr (kVec4) {
+          const float4 q = row0 + r < m ? *reinterpret_cast<const float4*>(a)
+                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          x[r][0] = q.x;
+          x[r][1] = q.y;
+          x[r][2] = q.z;
+          x[r][3] = q.w;
+        } else {
+          x[r][0] = row0 + r < m ? a[0] : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) {
+        float b[kStep];
+#pragma unroll
+        for (int e = 0; e < kStep; ++e) b[e] = sB[j][kk + e];
+#pragma unroll
+        for (int r = 0; r < kRowsPerWarp; ++r) {
+#pragma unroll
+          for (int e = 0; e < kStep; ++e) acc[r][j] = fmaf(x[r][e], b[e], acc[r][j]);
+        }
+      }
+    }
+  }
+  float* const out = C + blockIdx.z * c_slice;
+#pragma unroll
+  for (int r = 0; r < kRowsPerWarp; ++r) {
+    if (row0 + r >= m) break;
+    float mine = 0.0f;  // lane j keeps column j's sum
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) {
+      float v = acc[r][j];
+#pragma unroll
+      for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+      if (lane == j) mine = v;
+    }
+    if (lane < n && lane < kCols) {
+      float* c = out + static_cast<int64_t>(row0 + r) * n + lane;
+      *c = beta != 0.0f ? alpha * mine + beta * *c : alpha * mine;
+    }
+  }
+}
+
 // Split-K's second pass, C = alpha * (the sum of the slices) + beta * C, in a fixed order (no
 // atomics, so C is bit-identical from run to run): sgemm::reduce_split_k_slices in
 // common/split_k.h, which the tensor-core chapters launch too (README.md, "Split-K").
@@ -549,6 +742,7 @@ struct Device {
   double dram_bytes_per_s;
   double l2_bytes;
   int blocks_per_sm[kNumTiles];  // occupancy of each tile's kernel (registers, shared memory)
+  int thin_blocks_per_sm[2][3];  // the same for sgemm_few_rows and sgemm_few_cols<4, 8, 16>
 };
 
 template <class T, int kVec, int kVecC = kVec>
@@ -595,6 +789,20 @@ const Device& device() {
     d.blocks_per_sm[2] = prepare_tile<SmallTile>();
     d.blocks_per_sm[3] = prepare_tile<TallTile>();
     d.blocks_per_sm[4] = prepare_tile<TinyTile>();
+    const void* thin_kernels[2][3] = {{reinterpret_cast<const void*>(sgemm_few_rows<4, true>),
+                                       reinterpret_cast<const void*>(sgemm_few_rows<8, true>),
+                                       reinterpret_cast<const void*>(sgemm_few_rows<16, true>)},
+                                      {reinterpret_cast<const void*>(sgemm_few_cols<4, true>),
+                                       reinterpret_cast<const void*>(sgemm_few_cols<8, true>),
+                                       reinterpret_cast<const void*>(sgemm_few_cols<16, true>)}};
+    for (int kind = 0; kind < 2; ++kind) {
+      for (int side = 0; side < 3; ++side) {
+        int& blocks = d.thin_blocks_per_sm[kind][side];
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thin_kernels[kind][side],
+                                                                 kThinThreads, 0));
+        blocks = std::max(blocks, 1);
+      }
+    }
     return d;
   }();
   return d;
@@ -607,6 +815,7 @@ struct Plan {
   int k_slice = 0;   // k per slice, a multiple of kSliceAlign (the last slice may be shorter)
   bool pad = false;  // B first copied into rows of padded_ld(N) floats (N odd only)
   double seconds = 0;
+  int thin = 0;  // 0: the tile above; 1: few rows (sgemm_few_rows); 2: few columns (sgemm_few_cols)
 };
 
 // Floats per row of the padded copy of B: N rounded up to a float4.
@@ -659,10 +868,72 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   return seconds;
 }
 
+// Thin problems (M or N at most kThinMax) are memory bound: the plan streams the larger of A and B
+// once (few rows: B, K x N; few columns: A, M x K), and the model is chapter 07's wave model with
+// bytes in place of multiply-adds: the blocks on the busiest SM stream their share of the operand
+// at the SM's share of the DRAM bandwidth, so with `slots` blocks resident on the GPU
+//   time = ceil(blocks / slots) * slots * (bytes / blocks) / DRAM bandwidth  [+ split-K's sums],
+// which falls as K slices add blocks until they fill every slot, and the partial sums (written
+// and read back, from L2 while they fit) grow with every slice. Nothing measured: the data sheet,
+// the kernel's occupancy and the shape decide (README.md, "Thin problems").
+constexpr int kThinMax = 16;
+constexpr int kThinMaxSplits = 1024;
+
+// The thin kernel's occupancy, by its thin side (4, 8 or 16) and kind (1 few rows, 2 few columns).
+int thin_slots(const Device& d, int kind, int thin) {
+  const int side = thin <= 4 ? 0 : thin <= 8 ? 1 : 2;
+  return d.sms * d.thin_blocks_per_sm[kind - 1][side];
+}
+
+double thin_seconds(const sgemm::Problem& p, const Device& d, int kind, int splits) {
+  const int thin = kind == 1 ? p.m : p.n;
+  const double wide = kind == 1 ? p.n : p.m;
+  const double blocks =
+      static_cast<double>(kind == 1 ? ceil_div(p.n, kThinCols) : ceil_div(p.m, kThinRows)) * splits;
+  const double slots = thin_slots(d, kind, thin);
+  const double bytes = 4.0 * wide * p.k;  // the streamed operand
+  double seconds = std::ceil(blocks / slots) * slots * (bytes / blocks) / d.dram_bytes_per_s;
+  if (splits > 1) {
+    const double elements = static_cast<double>(p.m) * p.n;
+    const double partial = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
+    const bool in_l2 = 4.0 * elements * splits <= d.l2_bytes;
+    seconds += kLaunchSeconds + partial / (d.dram_bytes_per_s * (in_l2 ? kL2Speedup : 1.0));
+  }
+  return seconds;
+}
+
+Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_available) {
+  Plan best;
+  best.thin = p.m <= kThinMax && p.m <= p.n ? 1 : 2;
+  best.seconds = -1;
+  int last_splits = 0;
+  for (int wanted = 1; wanted <= kThinMaxSplits;
+       wanted = wanted < 8 ? wanted + 1 : wanted * 5 / 4) {
+    // Whole kSliceAlign k per slice (float4 rows of A stay aligned), every slice starting below K.
+    const int64_t aligned = int64_t{ceil_div(ceil_div(p.k, wanted), kSliceAlign)} * kSliceAlign;
+    const int k_slice = static_cast<int>(std::min<int64_t>(aligned, p.k));
+    const int splits = ceil_div(p.k, k_slice);
+    if (splits == last_splits) continue;
+    last_splits = splits;
+    if (splits > 1 && (!SGEMM_SPLIT_K || workspace_for(p, splits, false) > kMaxWorkspaceBytes ||
+                       workspace_for(p, splits, false) > workspace_available)) {
+      break;
+    }
+    const double seconds = thin_seconds(p, d, best.thin, splits);
+    if (best.seconds < 0 || seconds < best.seconds) {
+      best.splits = splits;
+      best.k_slice = k_slice;
+      best.seconds = seconds;
+    }
+  }
+  return best;
+}
+
 // The fastest (tile, splits, padded B or not) by the model; split-K and the padded copy only
 // when the workspace can hold them.
 Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
   const Device& d = device();
+  if (SGEMM_THIN && std::min(p.m, p.n) <= kThinMax) return thin_plan(p, d, workspace_available);
   Plan best;
   best.seconds = -1;
   static_assert(SGEMM_TILE_COUNT >= 1 && SGEMM_TILE_COUNT <= kNumTiles, "1 to kNumTiles tiles");
@@ -732,6 +1003,36 @@ void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, cons
   }
 }
 
+// The thin kernels, by the thin side rounded up to 4, 8 or 16, and by N % 4 (few rows: float4
+// rows of B) or K % 4 (few columns: float4 rows of A).
+template <int kThin>
+void launch_thin_of(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
+                    float* out, float alpha, float beta, int64_t stride, cudaStream_t stream) {
+  if (plan.thin == 1) {
+    const dim3 grid(ceil_div(p.n, kThinCols), 1, plan.splits);
+    auto* kernel = p.n % 4 == 0 ? &sgemm_few_rows<kThin, true> : &sgemm_few_rows<kThin, false>;
+    kernel<<<grid, kThinThreads, 0, stream>>>(p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out,
+                                              stride);
+  } else {
+    const dim3 grid(ceil_div(p.m, kThinRows), 1, plan.splits);
+    auto* kernel = p.k % 4 == 0 ? &sgemm_few_cols<kThin, true> : &sgemm_few_cols<kThin, false>;
+    kernel<<<grid, kThinThreads, 0, stream>>>(p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out,
+                                              stride);
+  }
+}
+
+void launch_thin(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
+                 float* out, float alpha, float beta, int64_t stride, cudaStream_t stream) {
+  const int thin = plan.thin == 1 ? p.m : p.n;
+  if (thin <= 4) {
+    launch_thin_of<4>(p, plan, A, B, out, alpha, beta, stride, stream);
+  } else if (thin <= 8) {
+    launch_thin_of<8>(p, plan, A, B, out, alpha, beta, stride, stream);
+  } else {
+    launch_thin_of<16>(p, plan, A, B, out, alpha, beta, stride, stream);
+  }
+}
+
 // The plan of the last problem is kept: the harness launches the same shape many times, and the
 // model's few dozen candidates would otherwise add a microsecond of host time to every launch.
 Plan launch_plan(const sgemm::Problem& p, size_t workspace_available) {
@@ -762,6 +1063,11 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
   const float beta = split ? 0.0f : p.beta;
   const int64_t stride = sgemm::split_k_slice_floats(p);
   // N odd and padding pays: B copied into rows of padded_ld(N) floats, after the slices.
+  if (plan.thin != 0) {
+    launch_thin(p, plan, A, B, out, alpha, beta, stride, stream);
+    if (split) sgemm::reduce_split_k_slices(p, plan.splits, out, C, stream);
+    return;
+  }
   float* padded_b = nullptr;
   if (plan.pad) {
     padded_b = workspace + (split ? plan.splits * stride : 0);
@@ -797,7 +1103,10 @@ size_t workspace_bytes(const sgemm::Problem& p) {
 
 // The tile the launcher takes (given the workspace it asks for), for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  const TileModel& t = kTileModels[plan_for(p, workspace_bytes(p)).tile];
+  const Plan plan = plan_for(p, workspace_bytes(p));
+  if (plan.thin == 1) return sgemm::TileSize{kThinMax, kThinCols};
+  if (plan.thin == 2) return sgemm::TileSize{kThinRows, kThinMax};
+  const TileModel& t = kTileModels[plan.tile];
   return sgemm::TileSize{t.block_m, t.block_n};
 }
 

@@ -110,7 +110,9 @@ MIRRORED = (
      "seconds+=kLaunchSeconds+bytes/d.dram_bytes_per_s;}"
      "return seconds;"),
     (SOURCE, "plan_for",
-     "const Device&d=device();Plan best;best.seconds=-1;"
+     "const Device&d=device();"
+     "if(SGEMM_THIN&&std::min(p.m,p.n)<=kThinMax)return thin_plan(p,d,workspace_available);"
+     "Plan best;best.seconds=-1;"
      "static_assert(SGEMM_TILE_COUNT>=1&&SGEMM_TILE_COUNT<=kNumTiles,\"1 to kNumTiles tiles\");"
      "const bool can_pad=SGEMM_PADDED_B&&p.n%2==1&&padded_bytes(p)<=kMaxPaddedBytes;"
      "for(const bool pad:{false,true}){if(pad&&!can_pad)break;"
@@ -154,8 +156,8 @@ CHECKED = (
     (None, "__global__ void __launch_bounds__(T::kThreads,T::kMinBlocksPerSm)sgemm_any_shape("),
 )
 CONSTANTS = ("kNumTiles", "kFillK", "kLaunchSeconds", "kL2Speedup", "kKeepMargin", "kSliceAlign",
-             "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes")
-SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B")
+             "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes", "kThinMax")
+SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B", "SGEMM_THIN")
 DEVICE_FIELDS = ("sms", "fp32_lanes_per_sm", "sm_clock_mhz", "dram_bandwidth_gbs", "l2_bytes")
 
 
@@ -437,6 +439,10 @@ def plan_for(model, device, shape, rule="source"):
     "seconds"}; with another `rule`, what the model would take under it."""
     m, n, k = shape
     c, s = model["constants"], model["switches"]
+    if s["SGEMM_THIN"] and min(m, n) <= c["kThinMax"]:
+        # thin_plan's kernels and their model are not the tiles' rounds this figure draws
+        raise UsageError(f"{m} x {n} x {k} is thin (M or N <= {c['kThinMax']}): the launcher "
+                         "streams it with a thin kernel, not the tiles the figure draws")
     can_pad = bool(s["SGEMM_PADDED_B"]) and n % 2 == 1 and padded_bytes(k, n) <= c[
         "kMaxPaddedBytes"]
     best = None

@@ -731,7 +731,15 @@ def predicted_efficiency(m, n, k, device, **choice):
     return ideal / seconds
 
 
+# Chapter 07's thin plans (M or N at most THIN_MAX: a kernel that streams B, or A, once; its K
+# slices come from the kernel's occupancy, which the device record does not hold, so the table
+# names the kernel only).
+THIN_MAX = 16
+
+
 def plan_name(m, n, k, device):
+    if min(m, n) <= THIN_MAX:
+        return "few rows (streams B)" if m <= n else "few columns (streams A)"
     tile, splits, _, padded = plan(m, n, k, device, with_pad=True)
     bm, bn = TILES[tile][:2]
     return (f"{bm}x{bn}" + (f", split-K {splits}" if splits > 1 else "")

@@ -70,8 +70,9 @@ class ReadsTheSourceTest(unittest.TestCase):
                          (shapes.FILL_K, shapes.LAUNCH_SECONDS, shapes.L2_SPEEDUP,
                           shapes.SLICE_ALIGN, shapes.KEEP_MARGIN, shapes.SPLITS,
                           shapes.MAX_WORKSPACE, shapes.ODD_ROWS_SHARE, shapes.MAX_PADDED))
-        self.assertEqual(model["switches"],
-                         {"SGEMM_TILE_COUNT": 5, "SGEMM_SPLIT_K": 1, "SGEMM_PADDED_B": 1})
+        self.assertEqual(c["kThinMax"], shapes.THIN_MAX)
+        self.assertEqual(model["switches"], {"SGEMM_TILE_COUNT": 5, "SGEMM_SPLIT_K": 1,
+                                             "SGEMM_PADDED_B": 1, "SGEMM_THIN": 1})
 
     def test_the_device_is_the_suites(self):
         _, device = model_and_device()
