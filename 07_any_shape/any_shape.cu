@@ -832,6 +832,15 @@ size_t workspace_for(const sgemm::Problem& p, int splits, bool pad) {
          (pad ? padded_bytes(p) : 0);
 }
 
+// What K slices add to any plan: a second launch, and the partial sums written (splits - 1 more
+// than C alone), read back, C read (beta) and written, from L2 while they fit there.
+double split_k_seconds(const sgemm::Problem& p, const Device& d, int splits) {
+  const double elements = static_cast<double>(p.m) * p.n;
+  const double bytes = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
+  const bool in_l2 = 4.0 * elements * splits <= d.l2_bytes;
+  return kLaunchSeconds + bytes / (d.dram_bytes_per_s * (in_l2 ? kL2Speedup : 1.0));
+}
+
 double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits, int k_slice,
                        bool pad) {
   const TileModel& t = kTileModels[tile];
@@ -853,13 +862,7 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
     // Rounds that start together: full ones, then the rest at its own occupancy.
     seconds = (per_sm - rest) * block / rate(full) + rest * block / rate(rest);
   }
-  if (splits > 1) {
-    // Partial sums written (splits - 1 more than C alone), read back, C read (beta) and written.
-    const double elements = static_cast<double>(p.m) * p.n;
-    const double bytes = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
-    const bool in_l2 = 4.0 * elements * splits <= d.l2_bytes;
-    seconds += kLaunchSeconds + bytes / (d.dram_bytes_per_s * (in_l2 ? kL2Speedup : 1.0));
-  }
+  if (splits > 1) seconds += split_k_seconds(p, d, splits);
   if (pad) {
     // B read (N floats a row) and its padded copy written (padded_ld(N) floats a row).
     const double bytes = 4.0 * p.k * (static_cast<double>(p.n) + padded_ld(p.n));
@@ -893,12 +896,7 @@ double thin_seconds(const sgemm::Problem& p, const Device& d, int kind, int spli
   const double slots = thin_slots(d, kind, thin);
   const double bytes = 4.0 * wide * p.k;  // the streamed operand
   double seconds = std::ceil(blocks / slots) * slots * (bytes / blocks) / d.dram_bytes_per_s;
-  if (splits > 1) {
-    const double elements = static_cast<double>(p.m) * p.n;
-    const double partial = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
-    const bool in_l2 = 4.0 * elements * splits <= d.l2_bytes;
-    seconds += kLaunchSeconds + partial / (d.dram_bytes_per_s * (in_l2 ? kL2Speedup : 1.0));
-  }
+  if (splits > 1) seconds += split_k_seconds(p, d, splits);
   return seconds;
 }
 

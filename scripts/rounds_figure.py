@@ -102,13 +102,15 @@ MIRRORED = (
      "double seconds=per_sm*block/rate(per_sm);"
      "if(rest>0&&per_sm>full&&(per_sm<=2*full||t.occupancy_exponent>=1)){"
      "seconds=(per_sm-rest)*block/rate(full)+rest*block/rate(rest);}"
-     "if(splits>1){const double elements=static_cast<double>(p.m)*p.n;"
-     "const double bytes=4.0*elements*(2.0*splits+(p.beta!=0.0f?1.0:0.0));"
-     "const bool in_l2=4.0*elements*splits<=d.l2_bytes;"
-     "seconds+=kLaunchSeconds+bytes/(d.dram_bytes_per_s*(in_l2?kL2Speedup:1.0));}"
+     "if(splits>1)seconds+=split_k_seconds(p,d,splits);"
      "if(pad){const double bytes=4.0*p.k*(static_cast<double>(p.n)+padded_ld(p.n));"
      "seconds+=kLaunchSeconds+bytes/d.dram_bytes_per_s;}"
      "return seconds;"),
+    (SOURCE, "split_k_seconds",
+     "const double elements=static_cast<double>(p.m)*p.n;"
+     "const double bytes=4.0*elements*(2.0*splits+(p.beta!=0.0f?1.0:0.0));"
+     "const bool in_l2=4.0*elements*splits<=d.l2_bytes;"
+     "return kLaunchSeconds+bytes/(d.dram_bytes_per_s*(in_l2?kL2Speedup:1.0));"),
     (SOURCE, "plan_for",
      "const Device&d=device();"
      "if(SGEMM_THIN&&std::min(p.m,p.n)<=kThinMax)return thin_plan(p,d,workspace_available);"
