@@ -960,6 +960,40 @@ class HeldoutSuiteTest(unittest.TestCase):
         self.assertEqual(shapes.log_uniform(random.Random(2), 7, 7), 7)
 
 
+class Heldout2SuiteTest(HeldoutSuiteTest):
+    """The second draw (issue 19's floors): the same distribution with the next seed, none of the
+    first draw's shapes."""
+
+    suite = shapes.HELDOUT2_SUITE
+
+    def test_the_generator_reproduces_the_committed_list(self):
+        self.assertEqual(shapes.HELDOUT2_SEED, 20)
+        self.assertEqual(shapes.heldout_suite(20, shapes.HELDOUT_SUITE), self.suite)
+        source = (SCRIPTS / "shapes.py").read_text()
+        start = source.index("\nHELDOUT2_SUITE = [\n") + 1
+        self.assertEqual(source[start:source.index("\n]\n", start) + 2],
+                         shapes.heldout_literal(20, shapes.HELDOUT_SUITE, "HELDOUT2_SUITE"))
+        self.assertIs(shapes.SUITES["heldout2"], self.suite)
+        self.assertEqual(set(s[:3] for s in self.suite) & set(s[:3] for s in shapes.HELDOUT_SUITE),
+                         set())
+
+    def test_another_seed_draws_another_list_with_the_same_groups(self):
+        other = shapes.heldout_suite(21, shapes.HELDOUT_SUITE)
+        self.assertNotEqual(other, self.suite)
+        self.assertEqual([s[3] for s in other], [s[3] for s in self.suite])
+
+    def test_both_size_classes_small_m_small_n_and_long_k(self):
+        large = [s for s in self.suite if shapes.is_large(s[:3])]
+        self.assertGreaterEqual(len(large), 20)
+        self.assertGreaterEqual(len(self.suite) - len(large), 10)
+        self.assertGreaterEqual(sum(m <= 16 for m, _, _, _ in self.suite), 10)
+        self.assertGreaterEqual(sum(n <= 16 for _, n, _, _ in self.suite), 8)
+        self.assertTrue(all(m <= 16 for m, _, _ in self.group("small M")))
+        self.assertTrue(all(n <= 16 for _, n, _ in self.group("small N")))
+        self.assertTrue(all(k >= 2 ** 18 and m * n <= 256 * 256
+                            for m, n, k in self.group("long K")))
+
+
 def heldout_rows(values):
     """Rows of 06 and 07 from {(m, n, k): (pct_06, pct_07)}, both against cuBLAS FP32."""
     rows = []
@@ -969,18 +1003,18 @@ def heldout_rows(values):
 
 
 class HeldoutFloorsTest(unittest.TestCase):
-    """Issue 19's floors for 07 on the held-out suite: the same numbers as issue 10's; 07 equal
+    """Issue 19's floors for 07 on the held-out suite's second draw: the same numbers as issue 10's; 07 equal
     to 06 at 4096^3 and 8192^3 only on a suite that holds them (the 07 suite)."""
 
-    BIG, SMALL = (8192, 4096, 12288), (9, 5120, 1280)  # held-out shapes: large, smaller
+    BIG, SMALL = (16384, 12288, 12288), (4, 7680, 2560)  # second draw: large, smaller
 
-    def results(self, values, suite="heldout", counted=None):
+    def results(self, values, suite="heldout2", counted=None):
         return {label: (holds, detail)
                 for label, holds, detail in shapes.floors(heldout_rows(values), suite, counted)}
 
     def test_issue_19_floors(self):
-        self.assertEqual(shapes.floors_on("07_any_shape", "heldout"),
-                         shapes.Floors(90.0, 75.0, 19, geomean=97.0, suite="heldout"))
+        self.assertEqual(shapes.floors_on("07_any_shape", "heldout2"),
+                         shapes.Floors(90.0, 75.0, 19, geomean=97.0, suite="heldout2"))
         results = self.results({self.BIG: (95, 96), self.SMALL: (80, 99)})
         self.assertEqual(list(results), ["07 >= 90 % of cuBLAS where M*N*K >= 2^30",
                                          "07 >= 75 % of cuBLAS on the smaller shapes",
@@ -990,7 +1024,7 @@ class HeldoutFloorsTest(unittest.TestCase):
 
     def test_equal_at_4096_and_8192_only_where_the_suite_holds_them(self):
         self.assertEqual(shapes.equal_shapes("07"), shapes.EQUAL_TO_06)
-        self.assertEqual(shapes.equal_shapes("heldout"), [])
+        self.assertEqual(shapes.equal_shapes("heldout2"), [])
         # 4096^3 measured in a held-out run (with --shapes) is no floor there.
         values = {self.BIG: (95, 96), (4096,) * 3: (90, 99)}
         self.assertFalse(any("equal" in label for label in self.results(values)))
@@ -1021,34 +1055,34 @@ class HeldoutFloorsTest(unittest.TestCase):
     def test_chapters_runs_report_07s_held_out_floors(self):
         rows = heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)})
         labels = [label for _, label, _, _ in shapes.chapter_floors(rows, shapes.CHAPTERS,
-                                                                    suite="heldout")]
+                                                                    suite="heldout2")]
         self.assertEqual(labels, ["07 >= 90 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 19)",
                                   "07 >= 75 % of cuBLAS FP32 on the smaller shapes (issue 19)",
                                   "07's geometric mean >= 97 % of cuBLAS FP32 (issue 19)"])
-        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "heldout"), HOPPER)
+        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "heldout2"), HOPPER)
         self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "hopper"),
                          ["07_any_shape"])
 
     def test_file_names(self):
-        self.assertEqual(shapes.results_stem(None, "heldout"), "shapes_heldout")
+        self.assertEqual(shapes.results_stem(None, "heldout2"), "shapes_heldout2")
         self.assertEqual(shapes.results_stem([], "07"), "shapes")
-        self.assertEqual(shapes.results_stem(shapes.CHAPTERS, "heldout"), "shapes_heldout_06_07")
+        self.assertEqual(shapes.results_stem(shapes.CHAPTERS, "heldout2"), "shapes_heldout2_06_07")
 
     def test_tables(self):
         document = {
-            "device": H100, "suite_name": "heldout",
+            "device": H100, "suite_name": "heldout2",
             "environment": {"date": "d", "command": "c", "git_commit": None, "git_dirty": None},
             "suite": [[*self.BIG, "layer"], [*self.SMALL, "small M"]],
             "rows": heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)}),
         }
         text = shapes.render_suite(document)
-        self.assertIn("# Shape suite (Held-out suite, issue 19): chapters 06 and 07 against cuBLAS",
+        self.assertIn("# Shape suite (Held-out suite, issue 19, second draw): chapters 06 and 07 against cuBLAS",
                       text)
-        self.assertIn("- Suite: `--suite heldout` (Held-out suite, issue 19)", text)
+        self.assertIn("- Suite: `--suite heldout2` (Held-out suite, issue 19, second draw)", text)
         self.assertIn("- 07 equal to 06 at 4096³ and 8192³ (issue 19): not shapes of this suite; "
                       "the run of the default suite (`python3 scripts/shapes.py`) checks it.", text)
         self.assertIn("## Chapter 07's floors (issue 19)", text)
-        self.assertIn("| 9×5120×1280 | small M |", text)
+        self.assertIn("| 4×7680×2560 | small M |", text)
         self.assertNotIn("**no**", text)
         # Issue 16's rows (--extra) are shown, counted in neither the floors nor the means.
         document["suite"].append([1, 8192, 8192, "issue16"])
@@ -1064,11 +1098,11 @@ class HeldoutFloorsTest(unittest.TestCase):
         # On a --chapters table of another suite, 07's floors are named with both suites.
         document["chapters"] = [{"chapter": "07_any_shape"}]
         self.assertIn("- Not evaluated on this suite: the floors of 07 (issue 10, --suite 07; "
-                      "issue 19, --suite heldout).", shapes.render_chapters(document))
+                      "issue 19, --suite heldout2).", shapes.render_chapters(document))
 
 
 class HeldoutRunTest(unittest.TestCase):
-    """Whole --suite heldout runs of 06 and 07 against fake chapter binaries."""
+    """Whole --suite heldout2 runs of 06 and 07 against fake chapter binaries."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -1093,45 +1127,45 @@ class HeldoutRunTest(unittest.TestCase):
         proc = self.run_shapes("--shapes", "256,256,256")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         default = self.files()
-        proc = self.run_shapes("--suite", "heldout", "--samples", "5")
+        proc = self.run_shapes("--suite", "heldout2", "--samples", "5")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         after = self.files()
         for name, data in default.items():
             self.assertEqual(after[name], data, name)
-        document = json.loads((self.results / "shapes_heldout.json").read_text())
-        self.assertEqual(document["suite_name"], "heldout")
-        self.assertEqual(document["suite"], [list(s) for s in shapes.HELDOUT_SUITE])
-        self.assertEqual(len(document["rows"]), 2 * len(shapes.HELDOUT_SUITE))
-        self.assertIn("--suite heldout", document["environment"]["command"])
+        document = json.loads((self.results / "shapes_heldout2.json").read_text())
+        self.assertEqual(document["suite_name"], "heldout2")
+        self.assertEqual(document["suite"], [list(s) for s in shapes.HELDOUT2_SUITE])
+        self.assertEqual(len(document["rows"]), 2 * len(shapes.HELDOUT2_SUITE))
+        self.assertIn("--suite heldout2", document["environment"]["command"])
         # The fake 07 is slow (10 % of the peak): its floors do not hold; no equal-to-06 floor.
         self.assertEqual({f["chapter"] for f in document["floors"]}, {"07_any_shape"})
         self.assertEqual(len(document["floors"]), 4)
         self.assertFalse(all(f["holds"] for f in document["floors"]))
-        table = (self.results / "shapes_heldout.md").read_text()
+        table = (self.results / "shapes_heldout2.md").read_text()
         self.assertEqual(proc.stdout, table)
-        self.assertTrue(table.startswith("# Shape suite (Held-out suite, issue 19): chapters 06 "))
-        self.assertIn("| 31×113375×1181 | wide |", table)
+        self.assertTrue(table.startswith("# Shape suite (Held-out suite, issue 19, second draw): chapters 06 "))
+        self.assertIn("| 147×153175×611 | wide |", table)
         self.assertEqual(json.loads((self.results / "shapes.json").read_text())["suite_name"], "07")
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             return
-        self.assertEqual((self.results / "figures" / "shapes_heldout.png").read_bytes()[:8],
+        self.assertEqual((self.results / "figures" / "shapes_heldout2.png").read_bytes()[:8],
                          b"\x89PNG\r\n\x1a\n")
         self.assertIn("figures/shapes.png", default)
         # --render-only --suite heldout redraws the held-out files from their JSON.
-        (self.results / "shapes_heldout.md").unlink()
-        proc = self.run_shapes("--render-only", "--suite", "heldout")
+        (self.results / "shapes_heldout2.md").unlink()
+        proc = self.run_shapes("--render-only", "--suite", "heldout2")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual((self.results / "shapes_heldout.md").read_text(), table)
+        self.assertEqual((self.results / "shapes_heldout2.md").read_text(), table)
 
     def test_check_floors_on_each_suite(self):
         # The fake 07 at 9x its speed: 98-115 % of cuBLAS FP32 everywhere, 1.29x the fake 06.
         fast = {"FAKE_CHAPTER_SPEED": "07_any_shape=9"}
-        proc = self.run_shapes("--suite", "heldout", "--check-floors", **fast)
+        proc = self.run_shapes("--suite", "heldout2", "--check-floors", **fast)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertTrue(all(f["holds"] for f in json.loads(
-            (self.results / "shapes_heldout.json").read_text())["floors"]))
+            (self.results / "shapes_heldout2.json").read_text())["floors"]))
         # On the 07 suite 1.29x 06 at 4096^3 is not "equal": the floor that only that suite has.
         proc = self.run_shapes("--check-floors", **fast)
         self.assertEqual(proc.returncode, 1, proc.stderr)
@@ -1141,31 +1175,31 @@ class HeldoutRunTest(unittest.TestCase):
         self.assertEqual(failing, ["07 equal to 06 at 4096³ (within 2 %)",
                                    "07 equal to 06 at 8192³ (within 2 %)"])
         # At its own speed the fake 07 misses the held-out floors.
-        proc = self.run_shapes("--suite", "heldout", "--check-floors")
+        proc = self.run_shapes("--suite", "heldout2", "--check-floors")
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn("floors: some do not hold (see shapes_heldout.md)", proc.stderr)
+        self.assertIn("floors: some do not hold (see shapes_heldout2.md)", proc.stderr)
 
     def test_shapes_and_extra(self):
-        proc = self.run_shapes("--suite", "heldout", "--shapes", "9,5120,1280;8192,4096,12288",
+        proc = self.run_shapes("--suite", "heldout2", "--shapes", "4,7680,2560;16384,12288,12288",
                                "--shapes", "7,7,7", "--extra", "--check-floors",
                                FAKE_CHAPTER_SPEED="07_any_shape=9")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        document = json.loads((self.results / "shapes_heldout.json").read_text())
-        self.assertEqual(document["suite"], [[9, 5120, 1280, "small M"],
-                                             [8192, 4096, 12288, "layer"], [7, 7, 7, "custom"]]
+        document = json.loads((self.results / "shapes_heldout2.json").read_text())
+        self.assertEqual(document["suite"], [[4, 7680, 2560, "small M"],
+                                             [16384, 12288, 12288, "layer"], [7, 7, 7, "custom"]]
                          + [list(s) for s in shapes.EXTRA])
-        table = (self.results / "shapes_heldout.md").read_text()
+        table = (self.results / "shapes_heldout2.md").read_text()
         self.assertIn("| 1×8192×8192 | issue16 |", table)
         self.assertIn("count in neither the floors nor the geometric means", table)
 
     def test_chapters_on_the_heldout_suite(self):
-        proc = self.run_shapes("--chapters", "06", "07", "--suite", "heldout")
+        proc = self.run_shapes("--chapters", "06", "07", "--suite", "heldout2")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        document = json.loads((self.results / "shapes_heldout_06_07.json").read_text())
-        self.assertEqual(document["suite_name"], "heldout")
+        document = json.loads((self.results / "shapes_heldout2_06_07.json").read_text())
+        self.assertEqual(document["suite_name"], "heldout2")
         self.assertEqual([f["floor"].rsplit(" (", 1)[1] for f in document["floors"]],
                          ["issue 19)"] * 3)
-        self.assertFalse((self.results / "shapes_heldout.json").exists())
+        self.assertFalse((self.results / "shapes_heldout2.json").exists())
 
 
 if __name__ == "__main__":
