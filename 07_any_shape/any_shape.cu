@@ -25,10 +25,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include <cuda_runtime.h>
 
 #include "common/check.h"
+#include "common/exit_codes.h"
 #include "common/grid.h"
 #include "common/harness.h"
 #include "common/roofline.h"
@@ -50,6 +53,17 @@
 #endif
 #ifndef SGEMM_THIN
 #define SGEMM_THIN 1  // 0: M <= 16 or N <= 16 go to the tiles like every other shape
+#endif
+// When the last, partial round of blocks is timed at its own occupancy: 1 always (the model), 0
+// never, 2 only after at most two full rounds (the rule before the constants were measured).
+#ifndef SGEMM_PARTIAL_ROUND
+#define SGEMM_PARTIAL_ROUND 1
+#endif
+// 1: the calibration build (scripts/calibrate_07.py): the plan comes from the environment variable
+// SGEMM_PLAN="tile,splits,pad" instead of the model (unset: the model's), and each plan is printed
+// on stderr. Never the chapter's binary: a plan picked by hand for a shape is what the model is for.
+#ifndef SGEMM_FORCED_PLAN
+#define SGEMM_FORCED_PLAN 0
 #endif
 
 namespace {
@@ -675,64 +689,62 @@ __global__ void __launch_bounds__(kThinThreads)
 // last wave (wave quantization). For each tile and each number of K slices the model predicts
 //   time = ceil(tiles / SMs) * work per block / SM rate  [+ split-K's reduction]
 // and the launcher takes the fastest. Work per block: BM * BN * (K slice + kFillK) multiply-adds.
-// SM rate: FP32 lanes * clock * the tile's share of the peak at its full occupancy (measured),
-// scaled by (resident blocks / blocks per SM)^(the tile's occupancy exponent) when the busiest SM
-// holds fewer blocks than fit (fewer warps hide less of the barrier and copy latency). When the
-// busiest SM's blocks make more than one round but at most two, the blocks of the first round
-// start and finish together, and the second, partial round runs at its own occupancy (after
-// more rounds the blocks have drifted apart and the count of blocks is the better guide; not so
-// for a tile whose blocks run no faster alone, exponent 1: its last round always costs a full
-// one). Split-K adds a second launch and moves the partial sums: written, then read back within
-// microseconds, from L2 while they fit there. N odd: 4-byte copies of B run at kOddRowsShare of the
-// rate, unless B is first copied into padded rows, which costs a launch and 8 bytes of DRAM traffic
-// per element of B.
+// SM rate: FP32 lanes * clock * the tile's share of the peak at its full occupancy, scaled by
+// (resident blocks / blocks per SM)^(the tile's occupancy exponent) when the busiest SM holds
+// fewer blocks than fit (fewer warps hide less of the barrier and copy latency). When the
+// busiest SM's blocks make more than one round, the last, partial round runs at its own
+// occupancy (SGEMM_PARTIAL_ROUND measures the two other choices). Split-K adds a second launch
+// and the reduction's bytes, from L2 while the slices fit there. N odd: 4-byte copies of B run at
+// kOddRowsShare of the rate, unless B is first copied into padded rows, which costs a launch and
+// 8 bytes of DRAM traffic per element of B.
+//
+// Every measured number below is scripts/calibrate_07.py's, copied from
+// docs/results/nvidia-h100-80gb-hbm3/calibration_07.md (a host test holds the two together): it
+// forces each tile onto shapes it builds from the tile's size and the SM count, none of them a
+// suite's, and times split-K's reduction with tests/bench/split_k_bench.cu. README.md, "The
+// model's constants", says how each is measured.
 
 struct TileModel {
   int block_m, block_n, warps;
   // Share of the FP32 peak with every SM busy, i.e. how efficient the tile's compiled inner loop
-  // is, not a property of the shape. 128 x 256 and 64 x 128: 06's tuning build at 4096^3 on the
-  // H100 (tiles.md: 48.79 and 46.92 TFLOP/s of 66.9); 128 x 128, 128 x 64 and 64 x 64 against
-  // 64 x 128 where they fill the SMs alike (README.md, "The model, measured").
+  // is, not a property of the shape: the time per k of blocks that fill every slot twice.
   double peak_share;
-  // The same for the split-K kernel, compiled apart: the same source with the slice offsets, but
-  // the compiler schedules it differently; forcing it on one slice at 4096^3 measured the large
-  // tile 6 % slower, the 64 x 128 tile 0.5 % (README.md). 128 x 128: measured 1.3 % faster
-  // than 64 x 128 at three split-K shapes where both fill their SMs (README.md). Not measured
-  // for the other tiles.
+  // The same for the split-K kernel, compiled apart (the same source with the slice offsets, but
+  // the compiler schedules it differently): the same blocks in two slices, the reduction's
+  // modelled time taken off.
   double split_peak_share;
-  // How the SM's rate falls with fewer resident blocks: rate ~ (resident / full)^exponent.
-  // 0.25: one 4-warp block of 64 x 128 alone on each SM, chapter 06 at 1024^3 (0.71 of the
-  // full rate). 1: a 128 x 128 block runs no faster alone than beside another (measured at
-  // 1001 x 3003 x 5005, split-K 2: 384 blocks, 264 slots, as slow as two full rounds).
+  // How the SM's rate falls with fewer resident blocks: rate ~ (resident / full)^exponent, fitted
+  // to 1, 2, 3 (or 4) blocks on every SM. 0 for a tile of one block per SM (nothing to fit).
   double occupancy_exponent;
 };
 constexpr int kNumTiles = 5;
 constexpr TileModel kTileModels[kNumTiles] = {
-    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.729, 0.724, 0.25},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.690, 0.705, 1.0},
-    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.701, 0.697, 0.25},
-    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.694, 0.694, 0.25},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.600, 0.600, 0.25},
+    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.749, 0.746, 0.00},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.724, 0.722, 0.74},
+    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721, 0.14},
+    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.692, 0.18},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693, 0.31},
 };
-// A block spends about kStages - 1 K tiles' worth of time before its first FMA (the pipeline
-// fills) and some more writing C: counted as this many extra k per block.
-constexpr int kFillK = 32;
-// A second kernel in the stream costs about its launch latency before it does any work.
-constexpr double kLaunchSeconds = 2e-6;
-// Partial sums that fit in L2 are read back from it: counted at this many times DRAM bandwidth.
-constexpr double kL2Speedup = 2.0;
-// Another plan replaces chapter 06's only when predicted at least this much faster.
-constexpr double kKeepMargin = 0.02;
+// A block spends time before its first FMA (the pipeline fills) and after its last (C is
+// written): counted as this many extra k per block, the intercept of time against K.
+constexpr int kFillK = 28;
+// A second kernel in the stream costs this before it does any work.
+constexpr double kLaunchSeconds = 2.0e-6;
+// A streaming kernel (split-K's reduction, the padded copy of B) moves its bytes at this share of
+// the data-sheet DRAM bandwidth, and at kL2Share while they still sit in L2.
+constexpr double kDramShare = 0.90;
+constexpr double kL2Share = 1.18;
+// Another plan replaces chapter 06's only when predicted at least this much faster: the model's
+// median error on the fitting suite.
+constexpr double kKeepMargin = 0.024;
 // Split counts the model tries; slices are whole K tiles (kBlockK = 16 for every tile).
 constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12, 16,
                                     20, 24, 32, 48, 64, 96, 128, 192, 256};
 constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
-// N odd: the 4-byte copies of B run at this share of the aligned rate (measured on the H100
-// between 0.917, 128 x 256 at 8191^3, and 0.973, 128 x 256 split-K 4 at 1001 x 3003 x 5005;
-// README.md, "Rows of odd length").
-constexpr double kOddRowsShare = 0.95;
+// N odd: the 4-byte copies of B run at this share of the aligned rate.
+constexpr double kOddRowsShare = 0.923;
 // A padded copy of B is made only up to this size (it is B's own size, plus 3 floats a row).
 constexpr size_t kMaxPaddedBytes = size_t{1} << 30;
 
@@ -832,13 +844,21 @@ size_t workspace_for(const sgemm::Problem& p, int splits, bool pad) {
          (pad ? padded_bytes(p) : 0);
 }
 
-// What K slices add to any plan: a second launch, and the partial sums written (splits - 1 more
-// than C alone), read back, C read (beta) and written, from L2 while they fit there.
+// K cut into `wanted` slices of whole kSliceAlign k (in 64 bits: K may be close to INT_MAX), every
+// slice starting below K: the k per slice.
+int slice_for(const sgemm::Problem& p, int wanted) {
+  const int64_t aligned = int64_t{ceil_div(ceil_div(p.k, wanted), kSliceAlign)} * kSliceAlign;
+  return static_cast<int>(std::min<int64_t>(aligned, p.k));
+}
+
+// What K slices add to any plan: a second launch, and the reduction's bytes (every slice read,
+// C written, and read when beta != 0) at its measured share of the DRAM bandwidth, higher while
+// the slices still sit in L2. The slices' writes are the split kernel's epilogue, in kFillK.
 double split_k_seconds(const sgemm::Problem& p, const Device& d, int splits) {
   const double elements = static_cast<double>(p.m) * p.n;
-  const double bytes = 4.0 * elements * (2.0 * splits + (p.beta != 0.0f ? 1.0 : 0.0));
+  const double bytes = 4.0 * elements * (splits + 1.0 + (p.beta != 0.0f ? 1.0 : 0.0));
   const bool in_l2 = 4.0 * elements * splits <= d.l2_bytes;
-  return kLaunchSeconds + bytes / (d.dram_bytes_per_s * (in_l2 ? kL2Speedup : 1.0));
+  return kLaunchSeconds + bytes / (d.dram_bytes_per_s * (in_l2 ? kL2Share : kDramShare));
 }
 
 double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits, int k_slice,
@@ -858,7 +878,8 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   const double block = t.block_m * t.block_n * (static_cast<double>(k_slice) + kFillK);
   const double rest = std::fmod(per_sm, full);
   double seconds = per_sm * block / rate(per_sm);
-  if (rest > 0 && per_sm > full && (per_sm <= 2 * full || t.occupancy_exponent >= 1)) {
+  if (rest > 0 && per_sm > full &&
+      (SGEMM_PARTIAL_ROUND == 1 || (SGEMM_PARTIAL_ROUND == 2 && per_sm <= 2 * full))) {
     // Rounds that start together: full ones, then the rest at its own occupancy.
     seconds = (per_sm - rest) * block / rate(full) + rest * block / rate(rest);
   }
@@ -866,7 +887,7 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   if (pad) {
     // B read (N floats a row) and its padded copy written (padded_ld(N) floats a row).
     const double bytes = 4.0 * p.k * (static_cast<double>(p.n) + padded_ld(p.n));
-    seconds += kLaunchSeconds + bytes / d.dram_bytes_per_s;
+    seconds += kLaunchSeconds + bytes / (d.dram_bytes_per_s * kDramShare);
   }
   return seconds;
 }
@@ -907,9 +928,7 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
   int last_splits = 0;
   for (int wanted = 1; wanted <= kThinMaxSplits;
        wanted = wanted < 8 ? wanted + 1 : wanted * 5 / 4) {
-    // Whole kSliceAlign k per slice (float4 rows of A stay aligned), every slice starting below K.
-    const int64_t aligned = int64_t{ceil_div(ceil_div(p.k, wanted), kSliceAlign)} * kSliceAlign;
-    const int k_slice = static_cast<int>(std::min<int64_t>(aligned, p.k));
+    const int k_slice = slice_for(p, wanted);  // whole float4s of A's rows per slice
     const int splits = ceil_div(p.k, k_slice);
     if (splits == last_splits) continue;
     last_splits = splits;
@@ -927,10 +946,43 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
   return best;
 }
 
+// The calibration build's plan (SGEMM_FORCED_PLAN): tile index, wanted K slices, pad (0 or 1),
+// read once; main() has rejected a malformed value before the first launch.
+struct ForcedPlan {
+  bool set = false;
+  int tile = 0, splits = 1, pad = 0;
+};
+
+bool parse_forced_plan(const char* text, ForcedPlan& out) {
+  char tail = 0;
+  ForcedPlan f;
+  f.set = std::sscanf(text, "%d,%d,%d%c", &f.tile, &f.splits, &f.pad, &tail) == 3 &&
+          f.tile >= 0 && f.tile < kNumTiles && f.splits >= 1 &&
+          f.splits <= sgemm::kMaxSplits && (f.pad == 0 || f.pad == 1);
+  if (f.set) out = f;
+  return f.set;
+}
+
+const ForcedPlan& forced_plan() {
+  static const ForcedPlan f = [] {
+    ForcedPlan f;
+    if (const char* text = std::getenv("SGEMM_PLAN")) parse_forced_plan(text, f);
+    return f;
+  }();
+  return f;
+}
+
 // The fastest (tile, splits, padded B or not) by the model; split-K and the padded copy only
 // when the workspace can hold them.
 Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
   const Device& d = device();
+  if (SGEMM_FORCED_PLAN && forced_plan().set) {
+    const ForcedPlan& f = forced_plan();
+    const int k_slice = slice_for(p, f.splits);
+    const int splits = ceil_div(p.k, k_slice);
+    return Plan{f.tile, splits, k_slice, f.pad == 1,
+                predict_seconds(p, d, f.tile, splits, k_slice, f.pad == 1)};
+  }
   if (SGEMM_THIN && std::min(p.m, p.n) <= kThinMax) return thin_plan(p, d, workspace_available);
   Plan best;
   best.seconds = -1;
@@ -941,10 +993,8 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
     for (int tile = 0; tile < SGEMM_TILE_COUNT; ++tile) {
       int last_splits = 0;
       for (int wanted : kSplitCandidates) {
-        // Whole K tiles per slice (in 64 bits: K may be close to INT_MAX), at most K.
-        const int64_t aligned = int64_t{ceil_div(ceil_div(p.k, wanted), kSliceAlign)} * kSliceAlign;
-        const int k_slice = static_cast<int>(std::min<int64_t>(aligned, p.k));
-        const int splits = ceil_div(p.k, k_slice);  // every slice starts below K
+        const int k_slice = slice_for(p, wanted);
+        const int splits = ceil_div(p.k, k_slice);
         if (splits == last_splits) continue;
         last_splits = splits;
         if ((splits > 1 && !SGEMM_SPLIT_K) ||
@@ -960,9 +1010,8 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
       }
     }
   }
-  // Chapter 06's plan stays unless another is predicted clearly faster: the model's error is a
-  // few per cent, and the other plans' gains below kKeepMargin measured between -2.3 % and
-  // +1.6 % on the H100 (README.md, "The model, measured").
+  // Chapter 06's plan stays unless another is predicted faster by more than the model's own
+  // typical error (kKeepMargin): a smaller predicted gain is as likely a loss.
   const Plan base{0, 1, p.k, false, predict_seconds(p, d, 0, 1, p.k, false)};
   return best.seconds * (1.0 + kKeepMargin) > base.seconds ? base : best;
 }
@@ -1046,6 +1095,18 @@ Plan launch_plan(const sgemm::Problem& p, size_t workspace_available) {
       key.workspace != last.workspace) {
     plan = plan_for(p, workspace_available);
     last = key;
+    if (SGEMM_FORCED_PLAN) {
+      // One line per shape for scripts/calibrate_07.py: the plan and what the model predicts.
+      const bool thin = plan.thin != 0;
+      std::fprintf(stderr,
+                   "plan m=%d n=%d k=%d thin=%d tile=%d block_m=%d block_n=%d blocks_per_sm=%d "
+                   "splits=%d k_slice=%d pad=%d predicted_us=%.3f\n",
+                   p.m, p.n, p.k, plan.thin, thin ? -1 : plan.tile,
+                   thin ? 0 : kTileModels[plan.tile].block_m,
+                   thin ? 0 : kTileModels[plan.tile].block_n,
+                   thin ? 0 : device().blocks_per_sm[plan.tile], plan.splits, plan.k_slice,
+                   plan.pad ? 1 : 0, plan.seconds * 1e6);
+    }
   }
   return plan;
 }
@@ -1119,5 +1180,16 @@ int main(int argc, char** argv) {
                          LargeTile::kBlockN,
                          &tile_for};
   chapter.workspace_bytes = &workspace_bytes;
+  if (SGEMM_FORCED_PLAN) {
+    ForcedPlan f;
+    const char* text = std::getenv("SGEMM_PLAN");
+    if (text && !parse_forced_plan(text, f)) {
+      std::fprintf(stderr,
+                   "error: SGEMM_PLAN=%s: expected tile,splits,pad (tile 0-%d, splits 1-%d, "
+                   "pad 0 or 1)\n",
+                   text, kNumTiles - 1, sgemm::kMaxSplits);
+      return sgemm::kExitUsage;
+    }
+  }
   return sgemm::run_chapter(chapter, argc, argv);
 }

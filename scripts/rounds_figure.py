@@ -4,18 +4,18 @@
 launcher's own model.
 
 The launcher predicts, for every tile and K split, the time of the busiest SM (predict_seconds in
-07_any_shape/any_shape.cu). Blocks that start together finish together, so when that SM's blocks
-make more than one round but at most two, the model times the second, partial round at its own
-occupancy; after more rounds it counts the blocks at one occupancy. The figure shows that
-arithmetic on the README's two examples: 777 x 333 x 16383 on the 64 x 128 tile with 20 K slices
-(a round of 4 and a round of 2) against 10 slices (one round of 3), and 3840^3 on the plan the
-launcher takes there (14 blocks per SM: more than two rounds, the rule not applied), beside what
-the model would say, and pick, if it applied the rule there too.
+07_any_shape/any_shape.cu). When that SM's blocks make more than one round, the model times the
+last, partial round at its own occupancy. The figure shows that arithmetic on the README's two
+examples: 777 x 333 x 16383 on the 64 x 128 tile with 20 K slices (a round of 4 and a round of 2)
+against 10 slices (one round of 3), and 3840^3 on the plan the launcher takes there (more than two
+rounds, the rule applied), beside what the model said, and picked, when it applied the rule only
+within two rounds (SGEMM_PARTIAL_ROUND=2, the rule before the constants were measured).
 
 What is read, never copied here: from 07_any_shape/any_shape.cu, the tiles (each `using <Alias> =
 Tile<...>;`, Tile's constants evaluated as the compiler does, kMinBlocksPerSm included), the
 fields and rows of kTileModels (shares, occupancy exponents), which tile each blocks_per_sm[i]
-measures (device()), the model's constants (kFillK, kLaunchSeconds, kL2Speedup, kKeepMargin,
+measures (device()), the model's constants (kFillK, kLaunchSeconds, kDramShare, kL2Share,
+kKeepMargin,
 kSplitCandidates, kSliceAlign, kMaxWorkspaceBytes, kOddRowsShare, kMaxPaddedBytes) and the
 SGEMM_ switch defaults. From the results folder's shapes.json (the H100 run of the shape suite):
 the device the launcher read there (SMs, FP32 lanes, clock, DRAM bandwidth, L2 size).
@@ -100,19 +100,24 @@ MIRRORED = (
      "const double block=t.block_m*t.block_n*(static_cast<double>(k_slice)+kFillK);"
      "const double rest=std::fmod(per_sm,full);"
      "double seconds=per_sm*block/rate(per_sm);"
-     "if(rest>0&&per_sm>full&&(per_sm<=2*full||t.occupancy_exponent>=1)){"
+     "if(rest>0&&per_sm>full&&"
+     "(SGEMM_PARTIAL_ROUND==1||(SGEMM_PARTIAL_ROUND==2&&per_sm<=2*full))){"
      "seconds=(per_sm-rest)*block/rate(full)+rest*block/rate(rest);}"
      "if(splits>1)seconds+=split_k_seconds(p,d,splits);"
      "if(pad){const double bytes=4.0*p.k*(static_cast<double>(p.n)+padded_ld(p.n));"
-     "seconds+=kLaunchSeconds+bytes/d.dram_bytes_per_s;}"
+     "seconds+=kLaunchSeconds+bytes/(d.dram_bytes_per_s*kDramShare);}"
      "return seconds;"),
     (SOURCE, "split_k_seconds",
      "const double elements=static_cast<double>(p.m)*p.n;"
-     "const double bytes=4.0*elements*(2.0*splits+(p.beta!=0.0f?1.0:0.0));"
+     "const double bytes=4.0*elements*(splits+1.0+(p.beta!=0.0f?1.0:0.0));"
      "const bool in_l2=4.0*elements*splits<=d.l2_bytes;"
-     "return kLaunchSeconds+bytes/(d.dram_bytes_per_s*(in_l2?kL2Speedup:1.0));"),
+     "return kLaunchSeconds+bytes/(d.dram_bytes_per_s*(in_l2?kL2Share:kDramShare));"),
     (SOURCE, "plan_for",
      "const Device&d=device();"
+     "if(SGEMM_FORCED_PLAN&&forced_plan().set){const ForcedPlan&f=forced_plan();"
+     "const int k_slice=slice_for(p,f.splits);const int splits=ceil_div(p.k,k_slice);"
+     "return Plan{f.tile,splits,k_slice,f.pad==1,"
+     "predict_seconds(p,d,f.tile,splits,k_slice,f.pad==1)};}"
      "if(SGEMM_THIN&&std::min(p.m,p.n)<=kThinMax)return thin_plan(p,d,workspace_available);"
      "Plan best;best.seconds=-1;"
      "static_assert(SGEMM_TILE_COUNT>=1&&SGEMM_TILE_COUNT<=kNumTiles,\"1 to kNumTiles tiles\");"
@@ -120,8 +125,7 @@ MIRRORED = (
      "for(const bool pad:{false,true}){if(pad&&!can_pad)break;"
      "for(int tile=0;tile<SGEMM_TILE_COUNT;++tile){int last_splits=0;"
      "for(int wanted:kSplitCandidates){"
-     "const int64_t aligned=int64_t{ceil_div(ceil_div(p.k,wanted),kSliceAlign)}*kSliceAlign;"
-     "const int k_slice=static_cast<int>(std::min<int64_t>(aligned,p.k));"
+     "const int k_slice=slice_for(p,wanted);"
      "const int splits=ceil_div(p.k,k_slice);"
      "if(splits==last_splits)continue;last_splits=splits;"
      "if((splits>1&&!SGEMM_SPLIT_K)||workspace_for(p,splits,false)>kMaxWorkspaceBytes||"
@@ -130,6 +134,9 @@ MIRRORED = (
      "if(best.seconds<0||seconds<best.seconds){best=Plan{tile,splits,k_slice,pad,seconds};}}}}"
      "const Plan base{0,1,p.k,false,predict_seconds(p,d,0,1,p.k,false)};"
      "return best.seconds*(1.0+kKeepMargin)>base.seconds?base:best;"),
+    (SOURCE, "slice_for",
+     "const int64_t aligned=int64_t{ceil_div(ceil_div(p.k,wanted),kSliceAlign)}*kSliceAlign;"
+     "return static_cast<int>(std::min<int64_t>(aligned,p.k));"),
     (SOURCE, "padded_ld", "return(n+3)/4*4;"),
     (SOURCE, "padded_bytes", "return static_cast<size_t>(p.k)*padded_ld(p.n)*sizeof(float);"),
     (SOURCE, "workspace_for",
@@ -157,9 +164,11 @@ CHECKED = (
     ("device", "d.l2_bytes=l2;"),
     (None, "__global__ void __launch_bounds__(T::kThreads,T::kMinBlocksPerSm)sgemm_any_shape("),
 )
-CONSTANTS = ("kNumTiles", "kFillK", "kLaunchSeconds", "kL2Speedup", "kKeepMargin", "kSliceAlign",
+CONSTANTS = ("kNumTiles", "kFillK", "kLaunchSeconds", "kDramShare", "kL2Share", "kKeepMargin",
+             "kSliceAlign",
              "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes", "kThinMax")
-SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B", "SGEMM_THIN")
+SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B", "SGEMM_THIN",
+            "SGEMM_FORCED_PLAN", "SGEMM_PARTIAL_ROUND")
 DEVICE_FIELDS = ("sms", "fp32_lanes_per_sm", "sm_clock_mhz", "dram_bandwidth_gbs", "l2_bytes")
 
 
@@ -311,6 +320,13 @@ def read_model(root):
     if missing:
         raise UsageError(f"{SOURCE}: no `#define {missing[0]} <number>` (its default)")
     switches = {s: int(defines[s]) for s in SWITCHES}
+    if switches["SGEMM_PARTIAL_ROUND"] != 1:
+        raise UsageError(f"{SOURCE}: SGEMM_PARTIAL_ROUND defaults to "
+                         f"{switches['SGEMM_PARTIAL_ROUND']}: the figure's copy is the model's "
+                         "rule, 1")
+    if switches["SGEMM_FORCED_PLAN"]:
+        raise UsageError(f"{SOURCE}: SGEMM_FORCED_PLAN defaults to 1: the chapter's plans are "
+                         "the model's, never forced")
     constants = read_constants(text)
     tiles = read_tiles(text, defines)
     if not 1 <= switches["SGEMM_TILE_COUNT"] <= constants["kNumTiles"] == len(tiles):
@@ -354,10 +370,9 @@ def ceil_div(a, b):
 # (the model before the rule: every block at the occupancy of the busiest SM's count), or after
 # any number of rounds (the general form the README says was capped).
 RULES = {
-    "source": lambda rest, per_sm, full, e: rest > 0 and per_sm > full and (
-        per_sm <= 2 * full or e >= 1),
+    "source": lambda rest, per_sm, full, e: rest > 0 and per_sm > full,
     "one occupancy": lambda rest, per_sm, full, e: False,
-    "every round": lambda rest, per_sm, full, e: rest > 0 and per_sm > full,
+    "two rounds": lambda rest, per_sm, full, e: rest > 0 and full < per_sm <= 2 * full,
 }
 
 
@@ -422,14 +437,14 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     reduce = 0.0
     if splits > 1:
         elements = float(m) * n
-        moved = 4.0 * elements * (2.0 * splits + (1.0 if BETA != 0.0 else 0.0))
+        moved = 4.0 * elements * (splits + 1.0 + (1.0 if BETA != 0.0 else 0.0))
         in_l2 = 4.0 * elements * splits <= device["l2_bytes"]
         reduce = c["kLaunchSeconds"] + moved / (device["dram_bytes_per_s"]
-                                                 * (c["kL2Speedup"] if in_l2 else 1.0))
+                                                 * (c["kL2Share"] if in_l2 else c["kDramShare"]))
     padding = 0.0
     if pad:
-        padding = c["kLaunchSeconds"] + 4.0 * k * (float(n) + padded_ld(n)) / device[
-            "dram_bytes_per_s"]
+        padding = c["kLaunchSeconds"] + 4.0 * k * (float(n) + padded_ld(n)) / (
+            device["dram_bytes_per_s"] * c["kDramShare"])
     return {"seconds": compute + reduce + padding, "blocks": int(blocks), "per_sm": int(per_sm),
             "full": int(full), "rest": int(rest), "applied": applied, "rounds": rounds,
             "compute": compute, "reduce": reduce, "pad": padding, "rate": rate(full),
@@ -511,7 +526,7 @@ def cases(model, device):
                    "parts": predict(model, device, SAWTOOTH, picked["tile"], picked["splits"],
                                     picked["k_slice"], picked["pad"]),
                    "other": predict(model, device, SAWTOOTH, picked["tile"], picked["splits"],
-                                    picked["k_slice"], picked["pad"], rule="every round")})
+                                    picked["k_slice"], picked["pad"], rule="two rounds")})
     picks = {(shape, rule): plan_for(model, device, shape, rule)
              for shape in (EXAMPLE, SAWTOOTH) for rule in RULES}
     return panels, picks
@@ -681,17 +696,18 @@ def draw_panel(ax, model, panel, x_max, other_label):
 def verdict(model, panels, picks):
     """Two lines under the panels: what plan_for takes under each reading of the last round."""
     chosen, one = picks[(EXAMPLE, "source")], picks[(EXAMPLE, "one occupancy")]
-    every, saw = picks[(SAWTOOTH, "every round")], panels[2]
+    capped, saw = picks[(SAWTOOTH, "two rounds")], panels[2]
     two = panels[0]["parts"]
     return "\n".join(textwrap.fill(line, 150) for line in (
         f"{EXAMPLE[0]} × {EXAMPLE[1]} × {EXAMPLE[2]}: plan_for takes {plan_name(model, chosen)} "
         f"({us(chosen['seconds'])}). Counting the {two['per_sm']} blocks of "
         f"{panels[0]['plan']['splits']} slices at one occupancy, as the model did before the "
         f"rule, it would take {plan_name(model, one)} ({us(one['seconds'])}).",
-        f"{SAWTOOTH[0]}³: {saw['parts']['per_sm']} blocks per SM make more than two rounds, and "
-        f"the rule is not applied. Applied, {plan_name(model, saw['plan'])} would cost "
-        f"{us(saw['other']['seconds'])} and plan_for would take {plan_name(model, every)} "
-        f"({us(every['seconds'])})."))
+        f"{SAWTOOTH[0]}³: {saw['parts']['per_sm']} blocks per SM make more than two rounds; the "
+        f"last, partial one is timed at its own occupancy all the same. Under the rule before "
+        f"the constants were measured (at most two rounds), {plan_name(model, saw['plan'])} "
+        f"would cost {us(saw['other']['seconds'])} and plan_for would take "
+        f"{plan_name(model, capped)} ({us(capped['seconds'])})."))
 
 
 def draw(plt, model, device, path):

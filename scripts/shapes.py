@@ -715,16 +715,18 @@ def parse_args(argv):
 # blocks per SM, occupancy exponent): the kernel's kTileModels; blocks per SM is what
 # cudaOccupancyMaxActiveBlocksPerMultiprocessor reports for their registers (241-254 x 256
 # threads: 1; x 128 threads: 2; 124-127 x 128 threads: 4; 124-126 x 64 threads: 8).
-TILES = [(128, 256, 8, 0.729, 0.724, 1, 0.25), (128, 128, 4, 0.690, 0.705, 2, 1.0),
-         (64, 128, 4, 0.701, 0.697, 4, 0.25), (128, 64, 4, 0.694, 0.694, 4, 0.25),
-         (64, 64, 2, 0.600, 0.600, 8, 0.25)]
-FILL_K, LAUNCH_SECONDS, L2_SPEEDUP, SLICE_ALIGN = 32, 2e-6, 2.0, 16
-KEEP_MARGIN = 0.02  # another plan replaces chapter 06's only when predicted this much faster
+TILES = [(128, 256, 8, 0.749, 0.746, 1, 0.00), (128, 128, 4, 0.724, 0.722, 2, 0.74),
+         (64, 128, 4, 0.725, 0.721, 4, 0.14), (128, 64, 4, 0.721, 0.692, 4, 0.18),
+         (64, 64, 2, 0.702, 0.693, 8, 0.31)]
+FILL_K, LAUNCH_SECONDS, SLICE_ALIGN = 28, 2.0e-6, 16
+# A streaming kernel's share of the data-sheet DRAM bandwidth, and the same in L2.
+DRAM_SHARE, L2_SHARE = 0.90, 1.18
+KEEP_MARGIN = 0.024  # another plan replaces chapter 06's only when predicted this much faster
 SPLITS = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256]
 MAX_WORKSPACE = 256 << 20
 # N odd: B and C move 4 bytes at a time, measured 0.917-0.973 of the aligned speed; a padded copy
 # of B (rows of a multiple of 4 floats, at most MAX_PADDED bytes) restores 16-byte copies of B.
-ODD_ROWS_SHARE = 0.95
+ODD_ROWS_SHARE = 0.923
 MAX_PADDED = 1 << 30
 
 
@@ -742,7 +744,8 @@ def sm_rate(device, tile, resident, split, odd_rows=False):
 
 def pad_copy_seconds(n, k, device):
     """Copying B (K x N, N odd) into rows of a multiple of 4 floats: read once, written once."""
-    return LAUNCH_SECONDS + 4.0 * k * (n + padded_ld(n)) / (device["dram_bandwidth_gbs"] * 1e9)
+    return LAUNCH_SECONDS + 4.0 * k * (n + padded_ld(n)) / (device["dram_bandwidth_gbs"] * 1e9
+                                                            * DRAM_SHARE)
 
 
 def padded_ld(n):
@@ -757,18 +760,17 @@ def predict_seconds(m, n, k, device, tile, splits, k_slice, beta=0.0, pad=False)
     odd = n % 2 == 1 and not pad
     full = TILES[tile][5]
     rest = per_sm % full
-    if rest and per_sm > full and (per_sm <= 2 * full or TILES[tile][6] >= 1):
-        # Rounds that start together (at most two, or a tile whose blocks run no faster alone):
-        # the last one, partial, at its own occupancy (07_any_shape/README.md).
+    if rest and per_sm > full:
+        # The last round, partial, at its own occupancy (07_any_shape/README.md).
         seconds = ((per_sm - rest) * block / sm_rate(device, tile, full, splits > 1, odd)
                    + rest * block / sm_rate(device, tile, rest, splits > 1, odd))
     else:
         seconds = per_sm * block / sm_rate(device, tile, per_sm, splits > 1, odd)
     if splits > 1:
-        moved = 4.0 * m * n * (2 * splits + (1 if beta else 0))
+        moved = 4.0 * m * n * (splits + 1 + (1 if beta else 0))
         in_l2 = 4.0 * m * n * splits <= device["l2_bytes"]
         seconds += LAUNCH_SECONDS + moved / (device["dram_bandwidth_gbs"] * 1e9
-                                             * (L2_SPEEDUP if in_l2 else 1.0))
+                                             * (L2_SHARE if in_l2 else DRAM_SHARE))
     if pad:
         seconds += pad_copy_seconds(n, k, device)
     return seconds

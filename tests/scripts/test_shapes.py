@@ -233,9 +233,11 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(shapes.TILES[tile][1], 64)
 
     def test_fewer_resident_blocks_run_slower_per_block(self):
-        # 64 x 128: 4 blocks fit on an SM; one alone runs at 0.25^0.25 = 0.71 of the full rate.
+        # 64 x 128: 4 blocks fit on an SM; one alone runs at 0.25^exponent of the full rate.
         full = shapes.sm_rate(H100, 2, 4, False)
-        self.assertAlmostEqual(shapes.sm_rate(H100, 2, 1, False) / full, 0.25 ** 0.25)
+        self.assertAlmostEqual(shapes.sm_rate(H100, 2, 1, False) / full,
+                               0.25 ** shapes.TILES[2][6])
+        self.assertLess(shapes.sm_rate(H100, 2, 1, False), full)
         self.assertEqual(shapes.sm_rate(H100, 2, 9, False), full)
         self.assertLess(shapes.sm_rate(H100, 0, 1, True), shapes.sm_rate(H100, 0, 1, False))
 
@@ -267,16 +269,16 @@ class ModelTest(unittest.TestCase):
 
     def test_a_second_partial_round_runs_at_its_own_occupancy(self):
         # 777 x 333 x 16383 on 64 x 128 (39 tiles): 20 slices are 5.9 blocks per SM, a round of 4
-        # and a round of 2 at (2/4)^0.25 of the rate; 10 slices (2.95 per SM) are predicted faster.
+        # and a round of 2 at its own, lower rate; 10 slices (2.95 per SM) are predicted faster.
         def seconds(wanted):
             k_slice = shapes.ceil_div(shapes.ceil_div(16383, wanted), 16) * 16
             return shapes.predict_seconds(777, 333, 16383, H100, 2, shapes.ceil_div(16383, k_slice),
                                           k_slice)
         self.assertLess(seconds(10), seconds(20))
         self.assertEqual(shapes.plan(777, 333, 16383, H100)[:2], (2, 10))
-        # A 128 x 128 block runs no faster alone (exponent 1): 3 blocks per SM take two rounds.
+        # A 128 x 128 block alone runs at 0.5^exponent of two blocks' rate.
         self.assertAlmostEqual(shapes.sm_rate(H100, 1, 1, True) / shapes.sm_rate(H100, 1, 2, True),
-                               0.5)
+                               0.5 ** shapes.TILES[1][6])
 
     def test_more_sms_never_predict_a_slower_plan(self):
         bigger = dict(H100, sms=264)
@@ -326,7 +328,8 @@ class MirrorTest(unittest.TestCase):
         self.assertEqual(float(self.constant("kOddRowsShare")), shapes.ODD_ROWS_SHARE)
         self.assertIn("size_t{1} << 30", self.constant("kMaxPaddedBytes"))
         self.assertEqual(shapes.MAX_PADDED, 1 << 30)
-        self.assertEqual(float(self.constant("kL2Speedup")), shapes.L2_SPEEDUP)
+        self.assertEqual(float(self.constant("kL2Share")), shapes.L2_SHARE)
+        self.assertEqual(float(self.constant("kDramShare")), shapes.DRAM_SHARE)
         self.assertEqual(float(self.constant("kKeepMargin")), shapes.KEEP_MARGIN)
         self.assertEqual(float(self.constant("kLaunchSeconds")), shapes.LAUNCH_SECONDS)
         self.assertEqual(int(self.constant("kSliceAlign")), shapes.SLICE_ALIGN)
