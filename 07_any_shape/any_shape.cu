@@ -61,7 +61,8 @@
 #endif
 // 1: the calibration build (scripts/calibrate_07.py): the plan comes from the environment variable
 // SGEMM_PLAN="tile,splits,pad" instead of the model (unset: the model's), and each plan is printed
-// on stderr. Never the chapter's binary: a plan picked by hand for a shape is what the model is for.
+// on stderr. Never the chapter's binary: a plan picked by hand for a shape is what the model is
+// for.
 #ifndef SGEMM_FORCED_PLAN
 #define SGEMM_FORCED_PLAN 0
 #endif
@@ -689,9 +690,9 @@ __global__ void __launch_bounds__(kThinThreads)
 // last wave (wave quantization). For each tile and each number of K slices the model predicts
 //   time = ceil(tiles / SMs) * work per block / SM rate  [+ split-K's reduction]
 // and the launcher takes the fastest. Work per block: BM * BN * (K slice + kFillK) multiply-adds.
-// SM rate: FP32 lanes * clock * the tile's share of the peak at its full occupancy, scaled by
-// (resident blocks / blocks per SM)^(the tile's occupancy exponent) when the busiest SM holds
-// fewer blocks than fit (fewer warps hide less of the barrier and copy latency). When the
+// SM rate: FP32 lanes * clock * the tile's share of the peak at its full occupancy, times the
+// tile's measured rate with fewer resident blocks when the busiest SM holds fewer than fit (fewer
+// warps hide less of the barrier and copy latency). When the
 // busiest SM's blocks make more than one round, the last, partial round runs at its own
 // occupancy (SGEMM_PARTIAL_ROUND measures the two other choices). Split-K adds a second launch
 // and the reduction's bytes, from L2 while the slices fit there. N odd: 4-byte copies of B run at
@@ -704,6 +705,9 @@ __global__ void __launch_bounds__(kThinThreads)
 // suite's, and times split-K's reduction with tests/bench/split_k_bench.cu. README.md, "The
 // model's constants", says how each is measured.
 
+// The most blocks of any tile an SM holds (64 x 64: registers), the length of the rate table.
+constexpr int kMaxBlocksPerSm = 8;
+
 struct TileModel {
   int block_m, block_n, warps;
   // Share of the FP32 peak with every SM busy, i.e. how efficient the tile's compiled inner loop
@@ -713,27 +717,35 @@ struct TileModel {
   // the compiler schedules it differently): the same blocks in two slices, the reduction's
   // modelled time taken off.
   double split_peak_share;
-  // How the SM's rate falls with fewer resident blocks: rate ~ (resident / full)^exponent, fitted
-  // to 1, 2, 3 (or 4) blocks on every SM. 0 for a tile of one block per SM (nothing to fit).
-  double occupancy_exponent;
 };
 constexpr int kNumTiles = 5;
 constexpr TileModel kTileModels[kNumTiles] = {
-    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.749, 0.746, 0.00},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.724, 0.722, 0.74},
-    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721, 0.14},
-    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.692, 0.18},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693, 0.31},
+    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.750, 0.746},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.724, 0.722},
+    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721},
+    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.692},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693},
+};
+// Each tile's SM rate with 1, 2, ... blocks resident, over its rate with the full count (a row of
+// kTileModels' order): measured for each count below the full one, none for a tile of one block
+// per SM. Not a power of the count: a 64 x 64 block has two warps, and an odd number of blocks
+// leaves one of the SM's four schedulers a warp short.
+constexpr double kOccupancyRate[kNumTiles][kMaxBlocksPerSm - 1] = {
+    {},
+    {0.600},
+    {0.824, 0.902, 0.982},
+    {0.787, 0.868, 0.971},
+    {0.438, 0.804, 0.721, 0.951, 0.824, 0.983, 0.876},
 };
 // A block spends time before its first FMA (the pipeline fills) and after its last (C is
 // written): counted as this many extra k per block, the intercept of time against K.
 constexpr int kFillK = 28;
 // A second kernel in the stream costs this before it does any work.
-constexpr double kLaunchSeconds = 2.0e-6;
+constexpr double kLaunchSeconds = 2.2e-6;
 // A streaming kernel (split-K's reduction, the padded copy of B) moves its bytes at this share of
 // the data-sheet DRAM bandwidth, and at kL2Share while they still sit in L2.
 constexpr double kDramShare = 0.90;
-constexpr double kL2Share = 1.18;
+constexpr double kL2Share = 1.20;
 // Another plan replaces chapter 06's only when predicted at least this much faster: the model's
 // median error on the fitting suite.
 constexpr double kKeepMargin = 0.024;
@@ -861,6 +873,13 @@ double split_k_seconds(const sgemm::Problem& p, const Device& d, int splits) {
   return kLaunchSeconds + bytes / (d.dram_bytes_per_s * (in_l2 ? kL2Share : kDramShare));
 }
 
+// kOccupancyRate's entry for r of a tile's `full` blocks resident: 1 at the full count, and where
+// nothing was measured (a GPU that holds more blocks than the H100).
+double occupancy_rate(int tile, int r, int full) {
+  const double rate = r < full && r < kMaxBlocksPerSm ? kOccupancyRate[tile][r - 1] : 0.0;
+  return rate > 0.0 ? rate : 1.0;
+}
+
 double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits, int k_slice,
                        bool pad) {
   const TileModel& t = kTileModels[tile];
@@ -873,7 +892,7 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   // The SM's rate with `resident` of the tile's blocks on it.
   const auto rate = [&](double resident) {
     return d.fma_per_s_per_sm * share * rows *
-           std::pow(std::min(resident, full) / full, t.occupancy_exponent);
+           occupancy_rate(tile, static_cast<int>(std::min(resident, full)), d.blocks_per_sm[tile]);
   };
   const double block = t.block_m * t.block_n * (static_cast<double>(k_slice) + kFillK);
   const double rest = std::fmod(per_sm, full);
@@ -956,9 +975,9 @@ struct ForcedPlan {
 bool parse_forced_plan(const char* text, ForcedPlan& out) {
   char tail = 0;
   ForcedPlan f;
-  f.set = std::sscanf(text, "%d,%d,%d%c", &f.tile, &f.splits, &f.pad, &tail) == 3 &&
-          f.tile >= 0 && f.tile < kNumTiles && f.splits >= 1 &&
-          f.splits <= sgemm::kMaxSplits && (f.pad == 0 || f.pad == 1);
+  f.set = std::sscanf(text, "%d,%d,%d%c", &f.tile, &f.splits, &f.pad, &tail) == 3 && f.tile >= 0 &&
+          f.tile < kNumTiles && f.splits >= 1 && f.splits <= sgemm::kMaxSplits &&
+          (f.pad == 0 || f.pad == 1);
   if (f.set) out = f;
   return f.set;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Chapter 07's launcher model, measured: every constant of the model that the GPU does not report
-(the tiles' shares of the FP32 peak, their occupancy exponents, the pipeline fill, the odd-row
+(the tiles' shares of the FP32 peak, their rates with fewer blocks, the pipeline fill, the odd-row
 share, split-K's launch and bandwidth shares, the margin that keeps chapter 06's plan) comes from
 runs this script makes, on shapes it builds from each tile's size and the SM count. None of them
 is a shape of the held-out suite (the second draw, --suite heldout2 of scripts/shapes.py), and no
@@ -14,8 +14,8 @@ The runs (issue 19; 07_any_shape/README.md, "The model's constants"):
                                     shares of the data-sheet DRAM bandwidth (kL2Share, kDramShare)
   07 forced to tile t, K whole      blocks filling every SM's slots twice, K = 1024 and 8192: the
     (SGEMM_PLAN=t,1,0)              time per k (the share) and the time before it (the fill, in k);
-                                    N - 1 (odd) at 8192: the odd-row share; one block per slot
-                                    count below the full one: the occupancy exponent
+                                    N - 1 (odd) at 8192: the odd-row share; r blocks on every
+                                    SM, each r below the full count: the rate table
   07 forced to tile t, 2 slices     the same blocks in two slices, the reduction's modelled time
     (SGEMM_PLAN=t,2,0)              taken off: the split kernel's share
   07 on the fitting shapes, its own  the model's error with the constants just derived: its median
@@ -61,7 +61,7 @@ RESULTS = REPO / "docs" / "results" / "nvidia-h100-80gb-hbm3" / "calibration_07.
 K_SHORT, K_LONG = 1024, 8192  # the two depths of the share and fill runs (whole K tiles)
 WAVES = 2  # the share runs fill every slot this many times
 # How the constants are written in any_shape.cu (and compared by --check): decimals kept.
-DECIMALS = {"peak_share": 3, "split_peak_share": 3, "occupancy_exponent": 2, "kFillK": 0,
+DECIMALS = {"peak_share": 3, "split_peak_share": 3, "occupancy_rate": 3, "kFillK": 0,
             "kLaunchSeconds": 7, "kL2Share": 2, "kDramShare": 2, "kOddRowsShare": 3,
             "kKeepMargin": 3}
 
@@ -85,7 +85,7 @@ def grid_for(blocks, block_m, block_n):
 
 
 def occupancies(full):
-    """The blocks per SM below the full count that the exponent is fitted on: every one."""
+    """The blocks per SM below the full count that the rate table holds: every one."""
     return list(range(1, full))
 
 
@@ -199,7 +199,7 @@ def split_seconds(m, n, splits, device, c):
 
 
 def derive_tiles(tiles, times, shapes_of, device, split_k):
-    """The tiles' shares, exponents and split shares, kFillK and kOddRowsShare, from the forced
+    """The tiles' shares, rate tables and split shares, kFillK and kOddRowsShare, from the forced
     runs' medians: times[(tile, role)] = seconds of the shape shapes_of[(tile, role)]. Returns
     (constants, one row per tile)."""
     fma = device["fma_per_s_per_sm"]
@@ -217,21 +217,15 @@ def derive_tiles(tiles, times, shapes_of, device, split_k):
         rate = WAVES * full * area * (K_LONG + fill) / times[(i, "long")]
         share = rate / fma
         odd.append(times[(i, "long")] / times[(i, "odd")])
-        points = []
-        for r in occupancies(full):
-            rate_r = r * area * (K_LONG + fill) / times[(i, f"occupancy {r}")]
-            points.append((math.log(r / full), math.log(rate_r / rate)))
-        exponent = (sum(x * y for x, y in points) / sum(x * x for x, _ in points)
-                    if points else 0.0)
+        table = [r * area * (K_LONG + fill) / times[(i, f"occupancy {r}")] / rate
+                 for r in occupancies(full)]
         m, n, _ = shapes_of[(i, "split")]
         kernel = times[(i, "split")] - split_seconds(m, n, 2, device, split_k)
         split_share = full * 2 * area * (K_LONG + fill) / kernel / fma
         rows.append({"block_m": t["block_m"], "block_n": t["block_n"], "blocks_per_sm": full,
                      "peak_share": share, "split_peak_share": split_share,
-                     "occupancy_exponent": exponent, "measured_fill": fills[i],
-                     "odd_rows_share": odd[-1],
-                     "occupancy_points": [[round(math.exp(x) * full), math.exp(y)]
-                                          for x, y in points]})
+                     "occupancy_rate": table, "measured_fill": fills[i],
+                     "odd_rows_share": odd[-1]})
     return {"kFillK": fill, "kOddRowsShare": statistics.median(odd)}, rows
 
 
@@ -243,7 +237,7 @@ def model_with(model, constants, rows):
     for name in ("kL2Share", "kDramShare"):
         derived["constants"][name] = constants[name]
     for tile, row in zip(derived["tiles"], rows):
-        for field in ("peak_share", "split_peak_share", "occupancy_exponent"):
+        for field in TILE_FIELDS + ("occupancy_rate",):
             tile[field] = row[field]
     return derived
 
@@ -271,12 +265,14 @@ def source_values(model):
     for i, tile in enumerate(model["tiles"]):
         for field in TILE_FIELDS:
             values[f"{field}[{i}]"] = tile[field]
+        for r, rate in enumerate(tile["occupancy_rate"], 1):
+            values[f"occupancy_rate[{i}][{r}]"] = rate
     return values
 
 
 CONSTANT_NAMES = ("kFillK", "kLaunchSeconds", "kL2Share", "kDramShare", "kOddRowsShare",
                   "kKeepMargin")
-TILE_FIELDS = ("peak_share", "split_peak_share", "occupancy_exponent")
+TILE_FIELDS = ("peak_share", "split_peak_share")
 
 
 def derived_values(document):
@@ -284,13 +280,16 @@ def derived_values(document):
     for i, tile in enumerate(document["tiles"]):
         for field in TILE_FIELDS:
             values[f"{field}[{i}]"] = rounded(field, tile[field])
+        for r, rate in enumerate(tile["occupancy_rate"], 1):
+            values[f"occupancy_rate[{i}][{r}]"] = rounded("occupancy_rate", rate)
     return values
 
 
 def differences(model, document):
     """["name: source x, derived y"] for each constant the source does not hold as derived."""
     ours, theirs = source_values(model), derived_values(document)
-    out = []
+    out = [f"{name}: any_shape.cu {value}, derived none" for name, value in ours.items()
+           if name not in theirs]
     for name, want in theirs.items():
         got = ours.get(name)
         field = name.split("[", 1)[0]
@@ -333,14 +332,14 @@ def render(document):
         "except the occupancy runs (r blocks on every SM) and the split run (one fill, two "
         "slices). Share: multiply-adds per second per SM over the FP32 lanes × clock, at "
         f"K = {K_LONG} with the fill above.", "",
-        "| tile | blocks per SM | `peak_share` | `split_peak_share` | `occupancy_exponent` "
-        "(rate at r blocks / full) | fill (k) | odd rows |",
+        "| tile | blocks per SM | `peak_share` | `split_peak_share` | `kOccupancyRate` "
+        "(r blocks: rate over the full count's) | fill (k) | odd rows |",
         "|:---|---:|---:|---:|:---|---:|---:|"]
     for t in document["tiles"]:
-        points = ", ".join(f"{r}: {q:.3f}" for r, q in t["occupancy_points"]) or "none below 1"
+        points = ", ".join(f"{r}: {q:.3f}" for r, q in enumerate(t["occupancy_rate"], 1))
         lines.append(f"| {t['block_m']} × {t['block_n']} | {t['blocks_per_sm']} | "
                      f"{t['peak_share']:.3f} | {t['split_peak_share']:.3f} | "
-                     f"{t['occupancy_exponent']:.2f} ({points}) | {t['measured_fill']:.1f} | "
+                     f"{points or 'none (one block per SM)'} | {t['measured_fill']:.1f} | "
                      f"{t['odd_rows_share']:.3f} |")
     lines += ["", "## The runs", "", "| tile | SGEMM_PLAN | role | M × N × K | ms |",
               "|:---|:---|:---|:---|---:|"]
@@ -419,7 +418,9 @@ def measure(bin_dir, model, samples, time_budget):
     seconds = median_seconds(report)
     suite_rows = [{"shape": list(s), "plan": plans[s], "seconds": seconds[s]} for s in suite]
     derived = model_with(model, {k: rounded(k, v) for k, v in constants.items()},
-                         [{f: rounded(f, r[f]) for f in TILE_FIELDS} for r in rows])
+                         [dict({f: rounded(f, r[f]) for f in TILE_FIELDS},
+                               occupancy_rate=[rounded("occupancy_rate", q)
+                                               for q in r["occupancy_rate"]]) for r in rows])
     constants["kKeepMargin"] = derive_margin(derived, device, suite_rows)
     return {"device": device["record"],
             "constants": {k: rounded(k, v) for k, v in constants.items()},

@@ -13,7 +13,7 @@ within two rounds (SGEMM_PARTIAL_ROUND=2, the rule before the constants were mea
 
 What is read, never copied here: from 07_any_shape/any_shape.cu, the tiles (each `using <Alias> =
 Tile<...>;`, Tile's constants evaluated as the compiler does, kMinBlocksPerSm included), the
-fields and rows of kTileModels (shares, occupancy exponents), which tile each blocks_per_sm[i]
+fields and rows of kTileModels (shares) and kOccupancyRate, which tile each blocks_per_sm[i]
 measures (device()), the model's constants (kFillK, kLaunchSeconds, kDramShare, kL2Share,
 kKeepMargin,
 kSplitCandidates, kSliceAlign, kMaxWorkspaceBytes, kOddRowsShare, kMaxPaddedBytes) and the
@@ -96,7 +96,7 @@ MIRRORED = (
      "const double share=splits>1?t.split_peak_share:t.peak_share;"
      "const double rows=p.n%2==1&&!pad?kOddRowsShare:1.0;"
      "const auto rate=[&](double resident){return d.fma_per_s_per_sm*share*rows*"
-     "std::pow(std::min(resident,full)/full,t.occupancy_exponent);};"
+     "occupancy_rate(tile,static_cast<int>(std::min(resident,full)),d.blocks_per_sm[tile]);};"
      "const double block=t.block_m*t.block_n*(static_cast<double>(k_slice)+kFillK);"
      "const double rest=std::fmod(per_sm,full);"
      "double seconds=per_sm*block/rate(per_sm);"
@@ -134,6 +134,9 @@ MIRRORED = (
      "if(best.seconds<0||seconds<best.seconds){best=Plan{tile,splits,k_slice,pad,seconds};}}}}"
      "const Plan base{0,1,p.k,false,predict_seconds(p,d,0,1,p.k,false)};"
      "return best.seconds*(1.0+kKeepMargin)>base.seconds?base:best;"),
+    (SOURCE, "occupancy_rate",
+     "const double rate=r<full&&r<kMaxBlocksPerSm?kOccupancyRate[tile][r-1]:0.0;"
+     "return rate>0.0?rate:1.0;"),
     (SOURCE, "slice_for",
      "const int64_t aligned=int64_t{ceil_div(ceil_div(p.k,wanted),kSliceAlign)}*kSliceAlign;"
      "return static_cast<int>(std::min<int64_t>(aligned,p.k));"),
@@ -164,7 +167,7 @@ CHECKED = (
     ("device", "d.l2_bytes=l2;"),
     (None, "__global__ void __launch_bounds__(T::kThreads,T::kMinBlocksPerSm)sgemm_any_shape("),
 )
-CONSTANTS = ("kNumTiles", "kFillK", "kLaunchSeconds", "kDramShare", "kL2Share", "kKeepMargin",
+CONSTANTS = ("kNumTiles", "kMaxBlocksPerSm", "kFillK", "kLaunchSeconds", "kDramShare", "kL2Share", "kKeepMargin",
              "kSliceAlign",
              "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes", "kThinMax")
 SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B", "SGEMM_THIN",
@@ -280,8 +283,7 @@ def read_tiles(text, defines):
         for (kind, name), value in zip(fields, values):
             tile[name] = (integer(value, names, f"kTileModels[{i}].{name}") if kind == "int"
                           else number(value, f"kTileModels[{i}].{name}"))
-        for field in ("block_m", "block_n", "peak_share", "split_peak_share",
-                      "occupancy_exponent"):
+        for field in ("block_m", "block_n", "peak_share", "split_peak_share"):
             if field not in tile:
                 raise UsageError(f"{SOURCE}: TileModel has no field {field}")
         tile["threads"] = names[f"{alias}__kThreads"]
@@ -329,6 +331,20 @@ def read_model(root):
                          "the model's, never forced")
     constants = read_constants(text)
     tiles = read_tiles(text, defines)
+    table = re.search(r"^constexpr\s+double\s+kOccupancyRate\s*\[[^\]]*\]\s*\[[^\]]*\]\s*=\s*\{",
+                      text, flags=re.M)
+    if not table:
+        raise UsageError(f"{SOURCE}: no `constexpr double kOccupancyRate[...][...] = {{...}};`")
+    rows = re.findall(r"\{([^{}]*)\}", braced(text, table.end() - 1)[0])
+    if len(rows) != len(tiles):
+        raise UsageError(f"{SOURCE}: kOccupancyRate has {len(rows)} rows, kTileModels "
+                         f"{len(tiles)}")
+    for i, (tile, row) in enumerate(zip(tiles, rows)):
+        tile["occupancy_rate"] = [number(v, f"kOccupancyRate[{i}]") for v in row.split(",")
+                                  if v.strip()]
+        if len(tile["occupancy_rate"]) >= constants["kMaxBlocksPerSm"]:
+            raise UsageError(f"{SOURCE}: kOccupancyRate[{i}] has more than kMaxBlocksPerSm - 1 "
+                             "entries")
     if not 1 <= switches["SGEMM_TILE_COUNT"] <= constants["kNumTiles"] == len(tiles):
         raise UsageError(f"{SOURCE}: SGEMM_TILE_COUNT {switches['SGEMM_TILE_COUNT']}, kNumTiles "
                          f"{constants['kNumTiles']}, {len(tiles)} rows in kTileModels")
@@ -370,9 +386,9 @@ def ceil_div(a, b):
 # (the model before the rule: every block at the occupancy of the busiest SM's count), or after
 # any number of rounds (the general form the README says was capped).
 RULES = {
-    "source": lambda rest, per_sm, full, e: rest > 0 and per_sm > full,
-    "one occupancy": lambda rest, per_sm, full, e: False,
-    "two rounds": lambda rest, per_sm, full, e: rest > 0 and full < per_sm <= 2 * full,
+    "source": lambda rest, per_sm, full: rest > 0 and per_sm > full,
+    "one occupancy": lambda rest, per_sm, full: False,
+    "two rounds": lambda rest, per_sm, full: rest > 0 and full < per_sm <= 2 * full,
 }
 
 
@@ -391,6 +407,13 @@ def padded_bytes(k, n):
 def workspace_for(m, n, k, splits, pad):
     return (splits * slice_floats(m, n) * 4 if splits > 1 else 0) + (padded_bytes(k, n)
                                                                      if pad else 0)
+
+
+def occupancy_rate(tile, r, full):
+    """occupancy_rate of the source for a tile record (its "occupancy_rate" row)."""
+    rates = tile["occupancy_rate"]
+    rate = rates[r - 1] if r < full and r - 1 < len(rates) else 0.0
+    return rate if rate > 0.0 else 1.0
 
 
 def slice_of(model, k, wanted):
@@ -413,14 +436,14 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     rows = c["kOddRowsShare"] if n % 2 == 1 and not pad else 1.0
 
     def factor(resident):
-        return (min(resident, full) / full) ** t["occupancy_exponent"]
+        return occupancy_rate(t, int(min(resident, full)), int(full))
 
     def rate(resident):
         return device["fma_per_s_per_sm"] * share * rows * factor(resident)
 
     block = t["block_m"] * t["block_n"] * (float(k_slice) + c["kFillK"])
     rest = math.fmod(per_sm, full)
-    applied = RULES[rule](rest, per_sm, full, t["occupancy_exponent"])
+    applied = RULES[rule](rest, per_sm, full)
     if applied:
         compute = (per_sm - rest) * block / rate(full) + rest * block / rate(rest)
     else:
@@ -552,7 +575,7 @@ def digest(data):
 def signature(model, device):
     """The line stamped into the figure: what it is drawn from."""
     tiles = "; ".join(f"{t['alias']} {t['block_m']}x{t['block_n']} share {t['peak_share']}/"
-                      f"{t['split_peak_share']} exponent {t['occupancy_exponent']} "
+                      f"{t['split_peak_share']} rates {t['occupancy_rate']} "
                       f"{t['blocks_per_sm']} per SM" for t in model["tiles"])
     constants = ", ".join(f"{n} = {v}" for n, v in model["constants"].items())
     switches = ", ".join(f"{n} = {v}" for n, v in model["switches"].items())
@@ -598,9 +621,8 @@ def fmt(value, digits=2):
 
 def round_label(model, tile, blocks, factor, seconds, index):
     """Three lines: the round, its blocks and their occupancy factor, its time."""
-    e = model["tiles"][tile]["occupancy_exponent"]
     full = model["tiles"][tile]["blocks_per_sm"]
-    rate = (f"× ({blocks}/{full})^{fmt(e)} = {factor:.2f}" if factor < 1 else "× 1 (full rate)")
+    rate = (f"× rate({blocks} of {full}) = {factor:.2f}" if factor < 1 else "× 1 (full rate)")
     return f"round {index}: {blocks} block{'s' if blocks > 1 else ''}\n{rate}\n{us(seconds)}"
 
 
@@ -614,13 +636,13 @@ def panel_title(model, device, panel, picked):
         f" × {plan['splits']}" if plan["splits"] > 1 else "")
     sizes = [str(int(r[0])) for r in parts["rounds"]]
     if parts["applied"]:
-        how = (f"{len(sizes)} rounds ({', then '.join(sizes)}): at most two, so the last one is "
-               "timed at its own occupancy")
+        how = (f"{len(sizes)} rounds ({', then '.join(sizes)}): the last one is timed at its own "
+               "occupancy")
     elif len(sizes) == 1:
         how = "one round"
     else:
-        how = (f"{len(sizes)} rounds ({', '.join(sizes)}): more than two, so every block is "
-               "counted at one occupancy")
+        how = (f"{len(sizes)} rounds ({', '.join(sizes)}): every block counted at one "
+               "occupancy")
     first = (f"{shape} on {t['block_m']} × {t['block_n']}, {cut}"
              + (": the launcher's plan" if picked else ""))
     second = (f"{counts} = {parts['blocks']} blocks, {parts['blocks'] / device['sms']:.2f} per "
@@ -631,8 +653,8 @@ def panel_title(model, device, panel, picked):
              f"{model['constants']['kFillK']}) multiply-adds; the SM: {device['lanes']} lanes × "
              f"{fmt(device['clock_mhz'], 0)} MHz × {fmt(parts['share'], 3)} ({split}share)"
              f"{odd} = {parts['rate'] / 1e9:.1f} G multiply-adds/s with "
-             f"{t['blocks_per_sm']} blocks, × (r/{t['blocks_per_sm']})^"
-             f"{fmt(t['occupancy_exponent'])} with r < {t['blocks_per_sm']}")
+             f"{t['blocks_per_sm']} blocks, × the measured rate with r < {t['blocks_per_sm']} "
+             "(kOccupancyRate)")
     return first, second + "\n" + third
 
 

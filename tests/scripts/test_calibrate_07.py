@@ -27,15 +27,16 @@ DEVICE = {"name": "Fixture GPU", "sms": 132, "fma_per_s_per_sm": 128 * 1980e6,
 # The "true" constants the fake GPU runs at: the derivation must find them again.
 TRUTH = {"kFillK": 41, "kLaunchSeconds": 2.7e-6, "kL2Share": 1.63, "kDramShare": 0.87,
          "kOddRowsShare": 0.931}
-TRUE_TILES = [(0.741, 0.733, 0.0), (0.702, 0.699, 0.83), (0.713, 0.705, 0.31),
-              (0.688, 0.681, 0.27), (0.611, 0.604, 0.19)]
+TRUE_TILES = [(0.741, 0.733, []), (0.702, 0.699, [0.613]), (0.713, 0.705, [0.81, 0.91, 0.97]),
+              (0.688, 0.681, [0.79, 0.88, 0.96]),
+              (0.611, 0.604, [0.45, 0.8, 0.7, 0.95, 0.82, 0.98, 0.88])]
 
 
 def true_model():
     model = rf.read_model(REPO)
     model["constants"].update(TRUTH)
-    for tile, (share, split, exponent) in zip(model["tiles"], TRUE_TILES):
-        tile.update(peak_share=share, split_peak_share=split, occupancy_exponent=exponent)
+    for tile, (share, split, rates) in zip(model["tiles"], TRUE_TILES):
+        tile.update(peak_share=share, split_peak_share=split, occupancy_rate=rates)
     return model
 
 
@@ -76,14 +77,14 @@ class DeriveTest(unittest.TestCase):
         constants, rows = cal.derive_tiles(self.model["tiles"], times, shapes_of, DEVICE, TRUTH)
         self.assertEqual(constants["kFillK"], TRUTH["kFillK"])
         self.assertAlmostEqual(constants["kOddRowsShare"], TRUTH["kOddRowsShare"], places=6)
-        for row, (share, split, exponent) in zip(rows, TRUE_TILES):
+        for row, (share, split, rates) in zip(rows, TRUE_TILES):
             self.assertAlmostEqual(row["peak_share"], share, places=6)
             self.assertAlmostEqual(row["split_peak_share"], split, places=6)
             self.assertAlmostEqual(row["measured_fill"], TRUTH["kFillK"], places=6)
-            if row["blocks_per_sm"] > 1:
-                self.assertAlmostEqual(row["occupancy_exponent"], exponent, places=6)
-            else:  # one block per SM: no lower occupancy to measure
-                self.assertEqual(row["occupancy_exponent"], 0.0)
+            # One entry per count below the full one (none for one block per SM).
+            self.assertEqual(len(row["occupancy_rate"]), row["blocks_per_sm"] - 1)
+            for got, want in zip(row["occupancy_rate"], rates):
+                self.assertAlmostEqual(got, want, places=6)
 
     def test_the_runs_fill_the_slots_as_they_say(self):
         for tile, plan, roles in cal.recipes(self.model["tiles"], DEVICE["sms"]):

@@ -233,10 +233,9 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(shapes.TILES[tile][1], 64)
 
     def test_fewer_resident_blocks_run_slower_per_block(self):
-        # 64 x 128: 4 blocks fit on an SM; one alone runs at 0.25^exponent of the full rate.
+        # 64 x 128: 4 blocks fit on an SM; one alone runs at its measured share of the full rate.
         full = shapes.sm_rate(H100, 2, 4, False)
-        self.assertAlmostEqual(shapes.sm_rate(H100, 2, 1, False) / full,
-                               0.25 ** shapes.TILES[2][6])
+        self.assertAlmostEqual(shapes.sm_rate(H100, 2, 1, False) / full, shapes.TILES[2][6][0])
         self.assertLess(shapes.sm_rate(H100, 2, 1, False), full)
         self.assertEqual(shapes.sm_rate(H100, 2, 9, False), full)
         self.assertLess(shapes.sm_rate(H100, 0, 1, True), shapes.sm_rate(H100, 0, 1, False))
@@ -276,9 +275,9 @@ class ModelTest(unittest.TestCase):
                                           k_slice)
         self.assertLess(seconds(10), seconds(20))
         self.assertEqual(shapes.plan(777, 333, 16383, H100)[:2], (2, 10))
-        # A 128 x 128 block alone runs at 0.5^exponent of two blocks' rate.
+        # A 128 x 128 block alone runs at its measured share of two blocks' rate.
         self.assertAlmostEqual(shapes.sm_rate(H100, 1, 1, True) / shapes.sm_rate(H100, 1, 2, True),
-                               0.5 ** shapes.TILES[1][6])
+                               shapes.TILES[1][6][0])
 
     def test_more_sms_never_predict_a_slower_plan(self):
         bigger = dict(H100, sms=264)
@@ -314,14 +313,18 @@ class MirrorTest(unittest.TestCase):
             self.assertIsNotNone(match, name)
             tiles[name] = (int(match.group(1)), int(match.group(2)))
         shares = re.findall(r"\{(\w+)::kBlockM, \w+::kBlockN, \w+::kThreads / 32, ([0-9.]+), "
-                            r"([0-9.]+), ([0-9.]+)\}", self.source)
+                            r"([0-9.]+)\}", self.source)
         self.assertEqual(len(shares), len(shapes.TILES))
         self.assertEqual(int(self.constant("kNumTiles")), len(shapes.TILES))
-        for (name, share, split_share, exponent), mirror in zip(shares, shapes.TILES):
+        table = re.search(r"kOccupancyRate\[kNumTiles\]\[kMaxBlocksPerSm - 1\] = \{(.*?)\n\};",
+                          self.source, flags=re.S)
+        rates = [tuple(float(v) for v in row.split(",") if v.strip())
+                 for row in re.findall(r"\{([^{}]*)\}", table.group(1))]
+        for (name, share, split_share), mirror, row in zip(shares, shapes.TILES, rates):
             self.assertEqual(tiles[name], mirror[:2], name)
             self.assertAlmostEqual(float(share), mirror[3], msg=name)
             self.assertAlmostEqual(float(split_share), mirror[4], msg=name)
-            self.assertAlmostEqual(float(exponent), mirror[6], msg=name)
+            self.assertEqual(row, mirror[6], name)
 
     def test_scalars_and_split_counts(self):
         self.assertEqual(int(self.constant("kFillK")), shapes.FILL_K)
