@@ -6,9 +6,10 @@
 //
 // The kernel is chapter 06's. What changes is how the launcher cuts a problem into blocks, because
 // a GPU is only fast when every SM has work until the end:
-//  - wave quantization: five tiles (128 x 256 down to 64 x 64) and a model that, from M, N,
-//    K and the device's SM count, predicts the time of each and takes the fastest (the one that
-//    leaves the least SM time idle in the last wave);
+//  - wave quantization: seven tiles (128 x 256 down to 64 x 64, and two 32 wide) and a model
+//    that, from M, N, K and the device's SM count, predicts the time of each and takes the
+//    fastest (the one that leaves the least SM time idle in the last wave, or computes the
+//    fewest zeros);
 //  - split-K: when M x N gives too few tiles to fill the GPU, K is cut into slices computed by
 //    different blocks; each slice writes its partial tile to a workspace the harness allocates,
 //    and a second kernel adds the slices in a fixed order and applies alpha and beta (reading C
@@ -40,7 +41,7 @@
 // The three parts of the chapter can be switched off one by one, for the attribution table of
 // README.md ("Results"); the tuning build (-DSGEMM_TUNING=ON) compiles those variants.
 #ifndef SGEMM_TILE_COUNT
-#define SGEMM_TILE_COUNT 5  // how many of the tiles, largest first, the model may choose from
+#define SGEMM_TILE_COUNT 7  // how many of the tiles, largest first, the model may choose from
 #endif
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1  // 0: never cut K
@@ -117,14 +118,17 @@ struct Tile {
                   "B is copied in whole chunks, every thread the same number of times");
   };
 
-  // Up to 8 x 8 accumulators per thread fit in 128 registers; bigger thread tiles get 255.
-  static constexpr int kMinBlocksPerSm =
-      65536 / (kThreads * (kThreadM * kThreadN <= 64 ? 128 : 256)) > 0
-          ? 65536 / (kThreads * (kThreadM * kThreadN <= 64 ? 128 : 256))
-          : 1;
-  // The split-K kernel's register cap: the same occupancy (128 registers for up to 8 x 8
+  // Up to 4 x 8 accumulators per thread fit in 102 registers (five 128-thread blocks on an SM),
+  // up to 8 x 8 in 128; bigger thread tiles get 255.
+  static constexpr int kRegisters = kThreadM * kThreadN <= 32   ? 102
+                                    : kThreadM * kThreadN <= 64 ? 128
+                                                                : 256;
+  static constexpr int kMinBlocksPerSm = 65536 / (kThreads * kRegisters) > 0
+                                             ? 65536 / (kThreads * kRegisters)
+                                             : 1;
+  // The split-K kernel's register cap: the same occupancy (kRegisters for up to 8 x 8
   // accumulators), 240 for bigger thread tiles (measured, see sgemm_any_shape_split).
-  static constexpr int kSplitRegisters = kThreadM * kThreadN <= 64 ? 128 : 240;
+  static constexpr int kSplitRegisters = kThreadM * kThreadN <= 64 ? kRegisters : 240;
 
   static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps must tile the block");
   static_assert(kWarpM % kThreadM == 0 && kWarpN % kThreadN == 0, "lanes must tile the warp");
@@ -146,13 +150,19 @@ struct Tile {
 
 // The launcher's tiles (BM, BN, BK, WM, WN, TM, TN, STAGES), largest first. The large one is
 // chapter 06's; the smaller ones cut the same problem into 2, 4 and 8 times more blocks, so the
-// last wave can be filled more evenly; 128 x 64 and 64 x 64 waste less of a 64-wide matrix.
+// last wave can be filled more evenly; 128 x 64 and 64 x 64 waste less of a 64-wide matrix, the
+// last two less of a 32-wide one.
 // The first three were measured in chapter 06's tuning build (tiles.md in the results folder).
 using LargeTile = Tile<128, 256, 16, 64, 64, 8, 16, 3>;   // 256 threads, 1 block per SM
 using MediumTile = Tile<128, 128, 16, 64, 64, 8, 16, 3>;  // 128 threads, 2 blocks per SM
 using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;     // 128 threads, 4 blocks per SM
 using TallTile = Tile<128, 64, 16, 32, 64, 8, 8, 3>;      // 128 threads, 4 blocks per SM
 using TinyTile = Tile<64, 64, 16, 32, 64, 8, 8, 3>;       // 64 threads, 8 blocks per SM
+// A C only 17-32 columns wide (or rows tall) leaves half or more of a 64-wide tile idle; these two
+// are 32 wide, with warps of 32 x 32 (4 x 8 accumulators a thread: fewer FMAs per value loaded
+// from shared memory, so a lower share of the peak, which the model weighs against the waste).
+using NarrowTile = Tile<128, 32, 16, 32, 32, 4, 8, 3>;  // 128 threads, 5 blocks per SM
+using WideTile = Tile<32, 128, 16, 32, 32, 4, 8, 3>;    // 128 threads, 5 blocks per SM
 
 // ---- cp.async: asynchronous global -> shared copies (sm_80+) ----------------------------------
 // A copy with valid == false reads nothing and writes zeros (src-size 0): the tile edges. Only
@@ -718,13 +728,15 @@ struct TileModel {
   // modelled time taken off.
   double split_peak_share;
 };
-constexpr int kNumTiles = 5;
+constexpr int kNumTiles = 7;
 constexpr TileModel kTileModels[kNumTiles] = {
-    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.750, 0.746},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.724, 0.722},
+    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.751, 0.745},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.722, 0.721},
     {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721},
-    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.692},
+    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.693},
     {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693},
+    {NarrowTile::kBlockM, NarrowTile::kBlockN, NarrowTile::kThreads / 32, 0.581, 0.555},
+    {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.681, 0.671},
 };
 // Each tile's SM rate with 1, 2, ... blocks resident, over its rate with the full count (a row of
 // kTileModels' order): measured for each count below the full one, none for a tile of one block
@@ -732,20 +744,22 @@ constexpr TileModel kTileModels[kNumTiles] = {
 // leaves one of the SM's four schedulers a warp short.
 constexpr double kOccupancyRate[kNumTiles][kMaxBlocksPerSm - 1] = {
     {},
-    {0.600},
-    {0.824, 0.902, 0.982},
-    {0.787, 0.868, 0.971},
-    {0.438, 0.804, 0.721, 0.951, 0.824, 0.983, 0.876},
+    {0.601},
+    {0.823, 0.902, 0.983},
+    {0.785, 0.867, 0.969},
+    {0.439, 0.805, 0.723, 0.953, 0.825, 0.982, 0.875},
+    {0.708, 0.786, 0.917, 0.993},
+    {0.734, 0.815, 0.925, 0.973},
 };
 // A block spends time before its first FMA (the pipeline fills) and after its last (C is
 // written): counted as this many extra k per block, the intercept of time against K.
-constexpr int kFillK = 28;
+constexpr int kFillK = 29;
 // A second kernel in the stream costs this before it does any work.
-constexpr double kLaunchSeconds = 2.2e-6;
+constexpr double kLaunchSeconds = 1.9e-6;
 // A streaming kernel (split-K's reduction, the padded copy of B) moves its bytes at this share of
 // the data-sheet DRAM bandwidth, and at kL2Share while they still sit in L2.
 constexpr double kDramShare = 0.90;
-constexpr double kL2Share = 1.20;
+constexpr double kL2Share = 1.21;
 // Another plan replaces chapter 06's only when predicted at least this much faster: the model's
 // median error on the fitting suite.
 constexpr double kKeepMargin = 0.024;
@@ -756,7 +770,7 @@ constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
 // N odd: the 4-byte copies of B run at this share of the aligned rate.
-constexpr double kOddRowsShare = 0.923;
+constexpr double kOddRowsShare = 0.924;
 // A padded copy of B is made only up to this size (it is B's own size, plus 3 floats a row).
 constexpr size_t kMaxPaddedBytes = size_t{1} << 30;
 
@@ -813,6 +827,8 @@ const Device& device() {
     d.blocks_per_sm[2] = prepare_tile<SmallTile>();
     d.blocks_per_sm[3] = prepare_tile<TallTile>();
     d.blocks_per_sm[4] = prepare_tile<TinyTile>();
+    d.blocks_per_sm[5] = prepare_tile<NarrowTile>();
+    d.blocks_per_sm[6] = prepare_tile<WideTile>();
     const void* thin_kernels[2][3] = {{reinterpret_cast<const void*>(sgemm_few_rows<4, true>),
                                        reinterpret_cast<const void*>(sgemm_few_rows<8, true>),
                                        reinterpret_cast<const void*>(sgemm_few_rows<16, true>)},
@@ -1165,8 +1181,14 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
     case 3:
       launch_tile<TallTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
-    default:
+    case 4:
       launch_tile<TinyTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
+      break;
+    case 5:
+      launch_tile<NarrowTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
+      break;
+    default:
+      launch_tile<WideTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
   }
   if (split) sgemm::reduce_split_k_slices(p, plan.splits, out, C, stream);

@@ -12,6 +12,7 @@ Exit 77 (skipped) without matplotlib."""
 
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -62,7 +63,8 @@ class ReadsTheSourceTest(unittest.TestCase):
                 t["blocks_per_sm"], tuple(t["occupancy_rate"])) for t in model["tiles"]]
         self.assertEqual(got, [tuple(t) for t in shapes.TILES])
         self.assertEqual([t["alias"] for t in model["tiles"]],
-                         ["LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile"])
+                         ["LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile",
+                          "NarrowTile", "WideTile"])
         c = model["constants"]
         self.assertEqual((c["kFillK"], c["kLaunchSeconds"], c["kDramShare"], c["kL2Share"],
                           c["kSliceAlign"],
@@ -72,7 +74,7 @@ class ReadsTheSourceTest(unittest.TestCase):
                           shapes.SLICE_ALIGN, shapes.KEEP_MARGIN, shapes.SPLITS,
                           shapes.MAX_WORKSPACE, shapes.ODD_ROWS_SHARE, shapes.MAX_PADDED))
         self.assertEqual(c["kThinMax"], shapes.THIN_MAX)
-        self.assertEqual(model["switches"], {"SGEMM_TILE_COUNT": 5, "SGEMM_SPLIT_K": 1,
+        self.assertEqual(model["switches"], {"SGEMM_TILE_COUNT": 7, "SGEMM_SPLIT_K": 1,
                                              "SGEMM_PADDED_B": 1, "SGEMM_THIN": 1,
                                              "SGEMM_FORCED_PLAN": 0, "SGEMM_PARTIAL_ROUND": 1})
 
@@ -204,9 +206,13 @@ class CommittedFigureTest(unittest.TestCase, ScriptAssertions):
         self.assertEqual(proc.returncode, 0, proc.stderr)
 
     def test_a_change_is_seen_and_a_redraw_follows_it(self):
-        changes = ((rf.SOURCE, "SmallTile::kThreads / 32, 0.725,",
+        # The source's own values (they come from the calibration), each changed.
+        text = (REPO / rf.SOURCE).read_text()
+        share = re.search(r"SmallTile::kThreads / 32, (0\.\d+),", text).group(1)
+        fill = re.search(r"constexpr int kFillK = (\d+);", text).group(1)
+        changes = ((rf.SOURCE, f"SmallTile::kThreads / 32, {share},",
                     "SmallTile::kThreads / 32, 0.702,"),
-                   (rf.SOURCE, "constexpr int kFillK = 28;", "constexpr int kFillK = 48;"),
+                   (rf.SOURCE, f"constexpr int kFillK = {fill};", "constexpr int kFillK = 48;"),
                    (rf.RESULTS, '"sms": 132,', '"sms": 114,'))
         for path, old, new in changes:
             with self.subTest(edit=new), tempfile.TemporaryDirectory() as tmp:

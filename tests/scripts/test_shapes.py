@@ -266,6 +266,27 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(any(shapes.plan(*s, H100)[1] > 1 for s in shapes_))
         self.assertTrue(any(shapes.plan(*s, H100)[1] == 1 for s in shapes_))
 
+    def test_the_narrow_gpu_tests_take_the_32_wide_tiles(self):
+        # tests/CMakeLists.txt's 07_any_shape.narrow* shapes must be ones the launcher cuts with
+        # the 128 x 32 or the 32 x 128 tile on the H100, or those tests verify other tiles.
+        text = (SCRIPTS.parent / "tests" / "CMakeLists.txt").read_text()
+        dims = [[int(v) for v in re.search(rf'set\(narrow_{d} "([0-9,]+)"\)', text).group(1)
+                 .split(",")] for d in "mnk"]
+        sanitized = re.search(r"--m ([0-9,]+) --n ([0-9,]+) --k ([0-9,]+) --beta 0.5\n"
+                              r"\s+EXPECT_REGEX \"ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 "
+                              r"hazards\"\)\n\s+endforeach\(\)\nendif\(\)\n# The accuracy", text)
+        shapes_ = list(zip(*dims)) + list(zip(*([int(v) for v in g.split(",")]
+                                                for g in sanitized.groups())))
+        narrow = {i for i, t in enumerate(shapes.TILES) if 32 in t[:2]}
+        plans = [shapes.plan(m, n, k, H100, with_pad=True) for m, n, k in shapes_]
+        for shape, plan in zip(shapes_, plans):
+            self.assertIn(plan[0], narrow, shape)
+        # Both tiles, split and not, B padded and not, every row width of B.
+        self.assertEqual({p[0] for p in plans}, narrow)
+        self.assertTrue(any(p[1] == 1 for p in plans) and any(p[1] > 1 for p in plans))
+        self.assertTrue(any(p[3] for p in plans) and not all(p[3] for p in plans))
+        self.assertEqual({n % 4 for _, n, _ in shapes_} >= {0, 1, 2, 3}, True)
+
     def test_a_second_partial_round_runs_at_its_own_occupancy(self):
         # 777 x 333 x 16383 on 64 x 128 (39 tiles): 20 slices are 5.9 blocks per SM, a round of 4
         # and a round of 2 at its own, lower rate; 10 slices (2.95 per SM) are predicted faster.
@@ -307,7 +328,8 @@ class MirrorTest(unittest.TestCase):
 
     def test_tiles(self):
         tiles = {}
-        for name in ("LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile"):
+        for name in ("LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile", "NarrowTile",
+                     "WideTile"):
             match = re.search(rf"using {name} = Tile<(\d+), (\d+), \d+, \d+, \d+, \d+, \d+, \d+>",
                               self.source)
             self.assertIsNotNone(match, name)
