@@ -18,16 +18,9 @@
 #include <cstdlib>
 #include <vector>
 
-namespace {
+#include "bench_check.h"
 
-#define CHECK(expr) check((expr), #expr, __FILE__, __LINE__)
-void check(cudaError_t err, const char* expr, const char* file, int line) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "error: %s failed at %s:%d: %s\n", expr, file, line,
-                 cudaGetErrorString(err));
-    std::exit(3);
-  }
-}
+namespace {
 
 constexpr int kChains = 8;  // independent accumulators per warp
 

@@ -11,7 +11,8 @@
 // kIters times the same each followed by the reduction; the reduction's cost is the difference
 // per iteration (median of kRepeats, after a warm-up). The spin keeps the GPU busy while the host
 // enqueues the next kernels, as a GEMM does: the difference is what a second kernel adds on the
-// GPU, not the host's launch rate (a loop of tiny kernels times that instead). One line per case, then the GPU's data-sheet DRAM bandwidth and L2 size:
+// GPU, not the host's launch rate (a loop of tiny kernels times that instead). One line per case,
+// then the GPU's data-sheet DRAM bandwidth and L2 size:
 //   case m=<M> n=<N> splits=<s> bytes=<read + written> footprint=<slices' bytes> us=<per reduction>
 //   device dram_gbs=<data sheet> l2_bytes=<L2 size>
 // Usage: split_k_bench   Exit codes: 0 ran, 3 CUDA failure (no GPU included).
@@ -24,21 +25,13 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_check.h"
 #include "common/roofline.h"
 #include "common/split_k.h"
 
 namespace {
 
-#define CHECK(expr) check((expr), #expr, __FILE__, __LINE__)
-void check(cudaError_t err, const char* expr, const char* file, int line) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "error: %s failed at %s:%d: %s\n", expr, file, line,
-                 cudaGetErrorString(err));
-    std::exit(3);
-  }
-}
-
-constexpr int kIters = 20;   // iterations per timed loop
+constexpr int kIters = 20;  // iterations per timed loop
 constexpr double kSpinSeconds = 20e-6;
 constexpr int kRepeats = 9;  // timed loops of each kind, median
 
@@ -81,10 +74,9 @@ int main() {
 
   // A 4 x 4 C: nothing but the launch. Then slices that fit in L2 many times over, about half
   // of it, and many times its size, so the script can tell the two regimes apart.
-  const std::vector<Case> cases = {{4, 4, 2},        {512, 512, 4},     {1024, 1024, 2},
-                                   {1024, 1024, 4},  {768, 768, 16},    {2048, 2048, 2},
-                                   {4096, 4096, 2},  {4096, 4096, 4},   {2048, 2048, 32},
-                                   {8192, 8192, 2}};
+  const std::vector<Case> cases = {
+      {4, 4, 2},       {512, 512, 4},   {1024, 1024, 2}, {1024, 1024, 4},  {768, 768, 16},
+      {2048, 2048, 2}, {4096, 4096, 2}, {4096, 4096, 4}, {2048, 2048, 32}, {8192, 8192, 2}};
   size_t most = 0;
   for (const Case& c : cases) {
     sgemm::Problem p{};
@@ -133,9 +125,8 @@ int main() {
     std::sort(with.begin(), with.end());
     const double reduce_us = 1e3 * (with[kRepeats / 2] - alone[kRepeats / 2]) / kIters;
     const double elements = static_cast<double>(c.m) * c.n;
-    std::printf("case m=%d n=%d splits=%d bytes=%.0f footprint=%.0f us=%.3f\n", c.m, c.n,
-                c.splits, 4.0 * elements * (c.splits + 1), 4.0 * elements * c.splits,
-                reduce_us);
+    std::printf("case m=%d n=%d splits=%d bytes=%.0f footprint=%.0f us=%.3f\n", c.m, c.n, c.splits,
+                4.0 * elements * (c.splits + 1), 4.0 * elements * c.splits, reduce_us);
   }
   std::printf("device dram_gbs=%.1f l2_bytes=%d\n", dram / 1e9, l2);
   CHECK(cudaFree(buffer));
