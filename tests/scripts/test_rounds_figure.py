@@ -134,8 +134,8 @@ class ModelTest(unittest.TestCase):
 
     def test_the_readmes_example(self):
         # README.md: "777 x 333 x 16383 on 64 x 128 with 20 slices is 5.9 blocks per SM, a round of
-        # 4 and a round of 2 at 0.5^0.25 of the rate, which makes 10 slices (2.95 blocks per SM,
-        # one round) the faster plan".
+        # 4 and a round of 2 at occupancy(64 x 128, 2) of the rate"; 10 slices are one round.
+        # Which of the two the launcher takes is the measured constants' business: not pinned.
         panels, picks = rf.cases(self.model, self.device)
         twenty, ten = panels[0], panels[1]
         self.assertEqual((twenty["plan"]["splits"], ten["plan"]["splits"]), (20, 10))
@@ -146,9 +146,9 @@ class ModelTest(unittest.TestCase):
                          self.model["tiles"][self.small]["occupancy_rate"][1])
         self.assertEqual(round(ten["parts"]["blocks"] / self.device["sms"], 2), 2.95)
         self.assertEqual([r[0] for r in ten["parts"]["rounds"]], [3])
-        self.assertLess(ten["parts"]["seconds"], twenty["parts"]["seconds"])
         chosen = picks[(rf.EXAMPLE, "source")]
-        self.assertEqual((chosen["tile"], chosen["splits"]), (self.small, 10))
+        self.assertLessEqual(chosen["seconds"], min(ten["parts"]["seconds"],
+                                                    twenty["parts"]["seconds"]))
         # Counted at one occupancy (the model before the rule), 20 slices look faster than the
         # rule times them: their second round runs at its own, lower rate.
         self.assertLess(twenty["other"]["seconds"], twenty["parts"]["seconds"])

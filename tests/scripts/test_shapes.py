@@ -289,13 +289,15 @@ class ModelTest(unittest.TestCase):
 
     def test_a_second_partial_round_runs_at_its_own_occupancy(self):
         # 777 x 333 x 16383 on 64 x 128 (39 tiles): 20 slices are 5.9 blocks per SM, a round of 4
-        # and a round of 2 at its own, lower rate; 10 slices (2.95 per SM) are predicted faster.
-        def seconds(wanted):
-            k_slice = shapes.ceil_div(shapes.ceil_div(16383, wanted), 16) * 16
-            return shapes.predict_seconds(777, 333, 16383, H100, 2, shapes.ceil_div(16383, k_slice),
-                                          k_slice)
-        self.assertLess(seconds(10), seconds(20))
-        self.assertEqual(shapes.plan(777, 333, 16383, H100)[:2], (2, 10))
+        # and a round of 2 at its own, lower rate. (Which plan wins is the measured constants'
+        # business, not a test's: no suite shape's plan is pinned.)
+        k_slice = shapes.ceil_div(shapes.ceil_div(16383, 20), 16) * 16
+        seconds = shapes.predict_seconds(777, 333, 16383, H100, 2, 20, k_slice)
+        block = 64 * 128 * (k_slice + shapes.FILL_K)
+        rounds = (4 * block / shapes.sm_rate(H100, 2, 4, True)
+                  + 2 * block / shapes.sm_rate(H100, 2, 2, True))
+        self.assertGreater(seconds, rounds)  # plus split-K's reduction
+        self.assertLess(shapes.sm_rate(H100, 2, 2, True), shapes.sm_rate(H100, 2, 4, True))
         # A 128 x 128 block alone runs at its measured share of two blocks' rate.
         self.assertAlmostEqual(shapes.sm_rate(H100, 1, 1, True) / shapes.sm_rate(H100, 1, 2, True),
                                shapes.TILES[1][6][0])
