@@ -38,7 +38,7 @@
 #include "common/roofline.h"
 #include "common/split_k.h"
 
-// The three parts of the chapter can be switched off one by one, for the attribution table of
+// The parts of the chapter can be switched off one by one, for the attribution table of
 // README.md ("Results"); the tuning build (-DSGEMM_TUNING=ON) compiles those variants.
 #ifndef SGEMM_TILE_COUNT
 #define SGEMM_TILE_COUNT 7  // how many of the tiles, largest first, the model may choose from
@@ -981,27 +981,23 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
   return best;
 }
 
-// The calibration build's plan (SGEMM_FORCED_PLAN): tile index, wanted K slices, pad (0 or 1),
-// read once; main() has rejected a malformed value before the first launch.
+// The calibration build's plan (SGEMM_FORCED_PLAN): SGEMM_PLAN="tile,splits,pad" (wanted K
+// slices, pad 0 or 1), read once; main() refuses a malformed one before the first launch.
 struct ForcedPlan {
-  bool set = false;
+  const char* text = nullptr;  // as given; null: unset, the model plans
+  bool valid = false;
   int tile = 0, splits = 1, pad = 0;
 };
-
-bool parse_forced_plan(const char* text, ForcedPlan& out) {
-  char tail = 0;
-  ForcedPlan f;
-  f.set = std::sscanf(text, "%d,%d,%d%c", &f.tile, &f.splits, &f.pad, &tail) == 3 && f.tile >= 0 &&
-          f.tile < kNumTiles && f.splits >= 1 && f.splits <= sgemm::kMaxSplits &&
-          (f.pad == 0 || f.pad == 1);
-  if (f.set) out = f;
-  return f.set;
-}
 
 const ForcedPlan& forced_plan() {
   static const ForcedPlan f = [] {
     ForcedPlan f;
-    if (const char* text = std::getenv("SGEMM_PLAN")) parse_forced_plan(text, f);
+    f.text = std::getenv("SGEMM_PLAN");
+    char tail = 0;
+    f.valid = f.text != nullptr &&
+              std::sscanf(f.text, "%d,%d,%d%c", &f.tile, &f.splits, &f.pad, &tail) == 3 &&
+              f.tile >= 0 && f.tile < kNumTiles && f.splits >= 1 && f.splits <= sgemm::kMaxSplits &&
+              (f.pad == 0 || f.pad == 1);
     return f;
   }();
   return f;
@@ -1011,7 +1007,7 @@ const ForcedPlan& forced_plan() {
 // when the workspace can hold them.
 Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
   const Device& d = device();
-  if (SGEMM_FORCED_PLAN && forced_plan().set) {
+  if (SGEMM_FORCED_PLAN && forced_plan().valid) {
     const ForcedPlan& f = forced_plan();
     const int k_slice = slice_for(p, f.splits);
     const int splits = ceil_div(p.k, k_slice);
@@ -1221,16 +1217,12 @@ int main(int argc, char** argv) {
                          LargeTile::kBlockN,
                          &tile_for};
   chapter.workspace_bytes = &workspace_bytes;
-  if (SGEMM_FORCED_PLAN) {
-    ForcedPlan f;
-    const char* text = std::getenv("SGEMM_PLAN");
-    if (text && !parse_forced_plan(text, f)) {
-      std::fprintf(stderr,
-                   "error: SGEMM_PLAN=%s: expected tile,splits,pad (tile 0-%d, splits 1-%d, "
-                   "pad 0 or 1)\n",
-                   text, kNumTiles - 1, sgemm::kMaxSplits);
-      return sgemm::kExitUsage;
-    }
+  if (SGEMM_FORCED_PLAN && forced_plan().text && !forced_plan().valid) {
+    std::fprintf(stderr,
+                 "error: SGEMM_PLAN=%s: expected tile,splits,pad (tile 0-%d, splits 1-%d, pad 0 "
+                 "or 1)\n",
+                 forced_plan().text, kNumTiles - 1, sgemm::kMaxSplits);
+    return sgemm::kExitUsage;
   }
   return sgemm::run_chapter(chapter, argc, argv);
 }

@@ -189,15 +189,6 @@ def derive_split_k(bench):
     return {"kLaunchSeconds": launch, "kL2Share": share(inside), "kDramShare": share(outside)}
 
 
-def split_seconds(m, n, splits, device, c):
-    """split_k_seconds of any_shape.cu with the constants c (beta 0, as these runs)."""
-    elements = float(m) * n
-    moved = 4.0 * elements * (splits + 1.0)
-    in_l2 = 4.0 * elements * splits <= device["l2_bytes"]
-    return c["kLaunchSeconds"] + moved / (device["dram_bytes_per_s"]
-                                          * (c["kL2Share"] if in_l2 else c["kDramShare"]))
-
-
 def derive_tiles(tiles, times, shapes_of, device, split_k):
     """The tiles' shares, rate tables and split shares, kFillK and kOddRowsShare, from the forced
     runs' medians: times[(tile, role)] = seconds of the shape shapes_of[(tile, role)]. Returns
@@ -220,7 +211,7 @@ def derive_tiles(tiles, times, shapes_of, device, split_k):
         table = [r * area * (K_LONG + fill) / times[(i, f"occupancy {r}")] / rate
                  for r in occupancies(full)]
         m, n, _ = shapes_of[(i, "split")]
-        kernel = times[(i, "split")] - split_seconds(m, n, 2, device, split_k)
+        kernel = times[(i, "split")] - rounds_figure.split_k_seconds(split_k, device, m, n, 2, 0.0)
         split_share = full * 2 * area * (K_LONG + fill) / kernel / fma
         rows.append({"block_m": t["block_m"], "block_n": t["block_n"], "blocks_per_sm": full,
                      "peak_share": share, "split_peak_share": split_share,
@@ -391,13 +382,11 @@ def measure(bin_dir, model, samples, time_budget):
     bench = run_bench(bin_dir / BENCH)
     split_k = derive_split_k(bench)
     forced = bin_dir / FORCED
-    times, shapes_of, runs, device = {}, {}, [], None
-    sms = None
-    # The SM count comes from the first report; the shapes need it, so a small run asks first.
+    times, shapes_of, runs = {}, {}, []
+    # The shapes need the SM count, which a report gives: a small run asks first.
     report, _ = run_chapter(forced, [(64, 64, 64)], 1, 0.01, plan="4,1,0")
     device = device_of(report)
-    sms = device["sms"]
-    for tile, plan, roles in recipes(model["tiles"], sms):
+    for tile, plan, roles in recipes(model["tiles"], device["sms"]):
         report, plans = run_chapter(forced, [s for _, s in roles], samples, time_budget, plan)
         seconds = median_seconds(report)
         for role, shape in roles:

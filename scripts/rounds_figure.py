@@ -114,7 +114,7 @@ MIRRORED = (
      "return kLaunchSeconds+bytes/(d.dram_bytes_per_s*(in_l2?kL2Share:kDramShare));"),
     (SOURCE, "plan_for",
      "const Device&d=device();"
-     "if(SGEMM_FORCED_PLAN&&forced_plan().set){const ForcedPlan&f=forced_plan();"
+     "if(SGEMM_FORCED_PLAN&&forced_plan().valid){const ForcedPlan&f=forced_plan();"
      "const int k_slice=slice_for(p,f.splits);const int splits=ceil_div(p.k,k_slice);"
      "return Plan{f.tile,splits,k_slice,f.pad==1,"
      "predict_seconds(p,d,f.tile,splits,k_slice,f.pad==1)};}"
@@ -422,6 +422,16 @@ def slice_of(model, k, wanted):
     return min(ceil_div(ceil_div(k, wanted), align) * align, k)
 
 
+def split_k_seconds(constants, device, m, n, splits, beta=BETA):
+    """split_k_seconds of the source: the reduction's launch and bytes (slices read, C written,
+    and read when beta != 0), from L2 while the slices fit there."""
+    elements = float(m) * n
+    moved = 4.0 * elements * (splits + 1.0 + (1.0 if beta != 0.0 else 0.0))
+    in_l2 = 4.0 * elements * splits <= device["l2_bytes"]
+    return constants["kLaunchSeconds"] + moved / (
+        device["dram_bytes_per_s"] * (constants["kL2Share"] if in_l2 else constants["kDramShare"]))
+
+
 def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source"):
     """predict_seconds, with its parts: {"seconds", "blocks", "per_sm", "full", "rest",
     "applied" (the last round timed at its own occupancy), "rounds" [(blocks, occupancy factor,
@@ -457,13 +467,7 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     if last:
         at = last if applied or per_sm <= full else full
         rounds.append((last, factor(at), last * block / rate(at)))
-    reduce = 0.0
-    if splits > 1:
-        elements = float(m) * n
-        moved = 4.0 * elements * (splits + 1.0 + (1.0 if BETA != 0.0 else 0.0))
-        in_l2 = 4.0 * elements * splits <= device["l2_bytes"]
-        reduce = c["kLaunchSeconds"] + moved / (device["dram_bytes_per_s"]
-                                                 * (c["kL2Share"] if in_l2 else c["kDramShare"]))
+    reduce = split_k_seconds(c, device, m, n, splits) if splits > 1 else 0.0
     padding = 0.0
     if pad:
         padding = c["kLaunchSeconds"] + 4.0 * k * (float(n) + padded_ld(n)) / (
