@@ -182,96 +182,100 @@ __host__ __device__ constexpr int warp_column(int j, int x) {
   return T::kFragsN * p + j;
 }
 
-// What one thread copies of every K tile, fixed for the whole kernel.
+// What one thread copies of every K tile. The bounds are checked once, here, not at every tile:
+// a row of A past M or a column of B past N is zero-filled on every tile (src-size 0), from an
+// address clamped into the matrix, so a full K tile's copies test nothing. The K tiles of a
+// slice start at k0 = k_len - num_tiles * kBlockK (-kBlockK < k0 <= 0): the partial tile, if
+// any, is the first one, and only its positions before the slice's start need a check
+// (CUTLASS's "residue first"). The pointers stand at the next full tile (tile 1 at first).
+template <class T>
 struct CopyPlan {
-  const float* a;  // A at (its first row, the current tile's first k + a_col)
-  const float* b;  // B at (its first row of the current tile, column 0)
-  int64_t a_pass;  // kRowsPerPassA rows of A, in floats
-  int a_row;       // its first row inside the A tile
-  int a_col;       // its first k inside the A tile (a multiple of 4)
-  int a_dst;       // sA offset of its first chunk
-  int b_row;       // its first row inside the B tile
-  int b_col;       // its first column inside the B tile (a multiple of 4)
-  int b_src;       // column of B it copies: block_col + b_col
-  int b_dst;       // sB offset of its first chunk
+  const float* a[T::kPassesA];  // A at (the row of pass i, the next tile's first k + a_col)
+  const float* b;               // B at (the next tile's row b_row, column b_src or 0)
+  int64_t b_pass;               // kRowsPerPassB rows of B, in floats
+  int a_col;                    // its first k inside the A tile (a multiple of 4)
+  int a_dst;                    // sA offset of its first chunk
+  int b_row;                    // its first row inside the B tile
+  int b_dst;                    // sB offset of its first chunk
+  bool a_ok[T::kPassesA];       // the row of pass i lies inside A
+  bool b_ok[4];                 // column b_src + j lies inside B (N % 4 == 0: all four alike)
+  int b_off[4];                 // j, or back to column 0 where column b_src + j lies outside
 };
 
-// Issues the copies of one K tile into one stage. kCheck: the tile may reach past the matrix
-// (the last K tile, k_left < kBlockK, or a block on the bottom edge, rows_left < kBlockM);
-// elements outside are zero-filled and read from a valid address. Columns of B past N are
-// checked on every tile (only blocks on the right edge have any).
-template <class T, bool kAlignedK, bool kAlignedN, bool kCheck>
-__device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& p, const float* A,
-                                          const float* B, int n, int rows_left, int k_left) {
+// This thread's share of every K tile's copies: chunk c of a row goes to chunk c of its padded
+// row in shared memory.
+template <class T>
+__device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, const float* B,
+                                                      int m, int n, int k, int k0, int block_row,
+                                                      int block_col) {
+  CopyPlan<T> plan;
+  const int a_row = tid / T::kChunksA;
+  plan.a_col = (tid % T::kChunksA) * 4;
+  plan.a_dst = a_row * T::kStrideA + plan.a_col;
 #pragma unroll
   for (int i = 0; i < T::kPassesA; ++i) {
-    const float* src = p.a + i * p.a_pass;
-    float* dst = sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA;
-    const bool row_ok = !kCheck || p.a_row + i * T::kRowsPerPassA < rows_left;
-    if (kAlignedK) {
-      // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside A.
-      const bool ok = row_ok && (!kCheck || p.a_col < k_left);
-      sgemm::cp_async_16(dst, ok ? src : A, ok);
-    } else {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const bool ok = row_ok && (!kCheck || p.a_col + j < k_left);
-        sgemm::cp_async_4(dst + j, ok ? src + j : A, ok);
-      }
-    }
+    const int row = block_row + a_row + i * T::kRowsPerPassA;
+    plan.a_ok[i] = row < m;
+    plan.a[i] = A + static_cast<int64_t>(min(row, m - 1)) * k + (k0 + T::kBlockK + plan.a_col);
   }
-#pragma unroll
-  for (int c = 0; c < T::kPassesB; ++c) {
-    const int row = p.b_row + c * T::kRowsPerPassB;
-    const bool row_ok = !kCheck || row < k_left;
-    const float* src_row = p.b + static_cast<int64_t>(row) * n;
-    float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
-    if (kAlignedN) {
-      const bool ok = row_ok && p.b_src < n;
-      sgemm::cp_async_16(dst, ok ? src_row + p.b_src : B, ok);
-    } else {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const bool ok = row_ok && p.b_src + j < n;
-        sgemm::cp_async_4(dst + j, ok ? src_row + p.b_src + j : B, ok);
-      }
-    }
-  }
-}
-
-// This thread's share of every K tile's copies, fixed for the whole kernel: chunk c of a row
-// goes to chunk c of its padded row in shared memory.
-template <class T>
-__device__ __forceinline__ CopyPlan make_copy_plan(int tid, const float* A, const float* B, int k,
-                                                   int block_row, int block_col) {
-  CopyPlan plan;
-  plan.a_row = tid / T::kChunksA;
-  plan.a_col = (tid % T::kChunksA) * 4;
-  plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
-  plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
-  plan.a_dst = plan.a_row * T::kStrideA + plan.a_col;
   plan.b_row = tid / T::kChunksB;
-  plan.b_col = (tid % T::kChunksB) * 4;
-  plan.b = B;
-  plan.b_src = block_col + plan.b_col;
-  plan.b_dst = plan.b_row * T::kStrideB + plan.b_col;
+  const int b_col = (tid % T::kChunksB) * 4;
+  plan.b_dst = plan.b_row * T::kStrideB + b_col;
+  const int b_src = block_col + b_col;
+  const int col0 = b_src < n ? b_src : 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    plan.b_ok[j] = b_src + j < n;
+    plan.b_off[j] = plan.b_ok[j] ? j : -col0;
+  }
+  plan.b_pass = static_cast<int64_t>(T::kRowsPerPassB) * n;
+  plan.b = B + static_cast<int64_t>(k0 + T::kBlockK + plan.b_row) * n + col0;
   return plan;
 }
 
-// Issues the copies of one K tile into the stage at sA (sB follows at kSizeA) and moves the plan
-// on to the next tile. check: the tile may reach past the matrix (the last K tile, or a block on
-// the bottom edge), so its copies test their bounds.
-template <class T, bool kAlignedK, bool kAlignedN>
-__device__ __forceinline__ void issue_tile(float* sA, CopyPlan& plan, const float* A,
-                                           const float* B, int n, int rows_left, int k_left,
-                                           bool check) {
-  if (check) {
-    copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left, k_left);
-  } else {
-    copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left, k_left);
+// Issues the copies of one K tile into the stage at sA (sB follows at kSizeA). kFirst: tile 0,
+// whose positions before the slice's start (k0 + their k < 0) are zero-filled from a valid
+// address; the plan stays at tile 1. Otherwise a full tile, and the plan moves on to the next.
+template <class T, bool kAlignedK, bool kAlignedN, bool kFirst>
+__device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const float* A,
+                                           const float* B, int n, int k0) {
+  float* const sB = sA + T::kSizeA;
+  constexpr int kBack = kFirst ? T::kBlockK : 0;  // tile 0 lies one tile before the plan
+#pragma unroll
+  for (int i = 0; i < T::kPassesA; ++i) {
+    const float* src = p.a[i] - kBack;
+    float* dst = sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA;
+    if (kAlignedK) {
+      // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside the slice.
+      const bool ok = p.a_ok[i] && (!kFirst || k0 + p.a_col >= 0);
+      sgemm::cp_async_16(dst, !kFirst || ok ? src : A, ok);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const bool ok = p.a_ok[i] && (!kFirst || k0 + p.a_col + j >= 0);
+        sgemm::cp_async_4(dst + j, !kFirst || ok ? src + j : A, ok);
+      }
+    }
+    if (!kFirst) p.a[i] += T::kBlockK;
   }
-  plan.a += T::kBlockK;
-  plan.b += static_cast<int64_t>(T::kBlockK) * n;
+#pragma unroll
+  for (int c = 0; c < T::kPassesB; ++c) {
+    const float* src = kFirst ? p.b - T::kBlockK * static_cast<int64_t>(n) + c * p.b_pass : p.b;
+    float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
+    const bool row_ok = !kFirst || k0 + p.b_row + c * T::kRowsPerPassB >= 0;
+    if (kAlignedN) {
+      // N % 4 == 0: the chunk lies wholly inside or wholly outside B.
+      const bool ok = row_ok && p.b_ok[0];
+      sgemm::cp_async_16(dst, !kFirst || ok ? src : B, ok);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const bool ok = row_ok && p.b_ok[j];
+        sgemm::cp_async_4(dst + j, !kFirst || ok ? src + p.b_off[j] : B, ok);
+      }
+    }
+    if (!kFirst) p.b += p.b_pass;  // after kPassesB passes: the next tile's row b_row
+  }
 }
 
 // kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedN: N % 4 == 0 (rows of B and C).
@@ -305,10 +309,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int g = lane / 4;  // fragment row group (PTX: groupID)
   const int t = lane % 4;  // fragment column (PTX: threadID_in_group)
 
-  // Prologue 1: the copy plan.
-  const int rows_left = m - block_row;
-  const bool edge_m = rows_left < T::kBlockM;
-  CopyPlan plan = make_copy_plan<T>(tid, A, B, k, block_row, block_col);
+  // Prologue 1: the copy plan. Rows of A past M and columns of B past N are zero-filled, so
+  // are the first tile's positions before k0 = 0; the mma multiply those zeros.
+  const int num_tiles = ceil_div(k_len, T::kBlockK);
+  const int k0 = k_len - num_tiles * T::kBlockK;
+  CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, k0, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
   // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
@@ -318,11 +323,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const uint32_t a_frag = smem_base + (ld_row * T::kStrideA + ld_col) * sizeof(float);
   const int b_frag = T::kSizeA + t * T::kStrideB + warp_col + warp_column<T>(0, g);  // b0, j = 0
 
-  const int num_tiles = ceil_div(k_len, T::kBlockK);
-
   auto issue = [&](int tile, int stage) {
-    issue_tile<T, kAlignedK, kAlignedN>(smem + stage * T::kStageFloats, plan, A, B, n, rows_left,
-                                        k_len - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
+    float* const sA = smem + stage * T::kStageFloats;
+    if (tile == 0) {
+      issue_tile<T, kAlignedK, kAlignedN, true>(sA, plan, A, B, n, k0);
+    } else {
+      issue_tile<T, kAlignedK, kAlignedN, false>(sA, plan, A, B, n, k0);
+    }
   };
 
   // Prologue 2: start the first kStages - 1 tiles. Every iteration commits exactly one group
