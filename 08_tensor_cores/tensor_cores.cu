@@ -64,6 +64,12 @@
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1
 #endif
+// SGEMM_CHECK_EVERY_TILE = 1 tests the first tile's bounds (positions before the slice's start)
+// at every tile, as a loop that does not know where its partial tile is must (README.md,
+// "Attribution and variants").
+#ifndef SGEMM_CHECK_EVERY_TILE
+#define SGEMM_CHECK_EVERY_TILE 0
+#endif
 
 namespace {
 
@@ -186,12 +192,12 @@ __host__ __device__ constexpr int warp_column(int j, int x) {
 // a row of A past M or a column of B past N is zero-filled on every tile (src-size 0), from an
 // address clamped into the matrix, so a full K tile's copies test nothing. The K tiles of a
 // slice start at k0 = k_len - num_tiles * kBlockK (-kBlockK < k0 <= 0): the partial tile, if
-// any, is the first one, and only its positions before the slice's start need a check
-// (CUTLASS's "residue first"). The pointers stand at the next full tile (tile 1 at first).
+// any, is the first one, and only its positions before the slice's start need a test
+// (CUTLASS's "residue first").
 template <class T>
 struct CopyPlan {
-  const float* a[T::kPassesA];  // A at (the row of pass i, the next tile's first k + a_col)
-  const float* b;               // B at (the next tile's row b_row, column b_src or 0)
+  const float* a[T::kPassesA];  // A at (the row of pass i, the current tile's first k + a_col)
+  const float* b;               // B at (the current tile's row b_row, column b_src or 0)
   int64_t b_pass;               // kRowsPerPassB rows of B, in floats
   int a_col;                    // its first k inside the A tile (a multiple of 4)
   int a_dst;                    // sA offset of its first chunk
@@ -202,8 +208,8 @@ struct CopyPlan {
   int b_off[4];                 // j, or back to column 0 where column b_src + j lies outside
 };
 
-// This thread's share of every K tile's copies: chunk c of a row goes to chunk c of its padded
-// row in shared memory.
+// This thread's share of every K tile's copies, at tile 0: chunk c of a row goes to chunk c of
+// its padded row in shared memory.
 template <class T>
 __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, const float* B,
                                                       int m, int n, int k, int k0, int block_row,
@@ -216,7 +222,7 @@ __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, c
   for (int i = 0; i < T::kPassesA; ++i) {
     const int row = block_row + a_row + i * T::kRowsPerPassA;
     plan.a_ok[i] = row < m;
-    plan.a[i] = A + static_cast<int64_t>(min(row, m - 1)) * k + (k0 + T::kBlockK + plan.a_col);
+    plan.a[i] = A + static_cast<int64_t>(min(row, m - 1)) * k + (k0 + plan.a_col);
   }
   plan.b_row = tid / T::kChunksB;
   const int b_col = (tid % T::kChunksB) * 4;
@@ -229,52 +235,49 @@ __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, c
     plan.b_off[j] = plan.b_ok[j] ? j : -col0;
   }
   plan.b_pass = static_cast<int64_t>(T::kRowsPerPassB) * n;
-  plan.b = B + static_cast<int64_t>(k0 + T::kBlockK + plan.b_row) * n + col0;
+  plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * n + col0;
   return plan;
 }
 
-// Issues the copies of one K tile into the stage at sA (sB follows at kSizeA). kFirst: tile 0,
-// whose positions before the slice's start (k0 + their k < 0) are zero-filled from a valid
-// address; the plan stays at tile 1. Otherwise a full tile, and the plan moves on to the next.
-template <class T, bool kAlignedK, bool kAlignedN, bool kFirst>
+// Issues the copies of the K tile whose first k is k_at (relative to the slice) into the stage
+// at sA (sB follows at kSizeA) and moves the plan on to the next tile. kCheck: the tile may hold
+// positions before the slice's start (k_at < 0, tile 0 only), zero-filled from a valid address.
+template <class T, bool kAlignedK, bool kAlignedN, bool kCheck>
 __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const float* A,
-                                           const float* B, int n, int k0) {
+                                           const float* B, int k_at) {
   float* const sB = sA + T::kSizeA;
-  constexpr int kBack = kFirst ? T::kBlockK : 0;  // tile 0 lies one tile before the plan
 #pragma unroll
   for (int i = 0; i < T::kPassesA; ++i) {
-    const float* src = p.a[i] - kBack;
     float* dst = sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA;
     if (kAlignedK) {
       // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside the slice.
-      const bool ok = p.a_ok[i] && (!kFirst || k0 + p.a_col >= 0);
-      sgemm::cp_async_16(dst, !kFirst || ok ? src : A, ok);
+      const bool ok = p.a_ok[i] && (!kCheck || k_at + p.a_col >= 0);
+      sgemm::cp_async_16(dst, !kCheck || ok ? p.a[i] : A, ok);
     } else {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const bool ok = p.a_ok[i] && (!kFirst || k0 + p.a_col + j >= 0);
-        sgemm::cp_async_4(dst + j, !kFirst || ok ? src + j : A, ok);
+        const bool ok = p.a_ok[i] && (!kCheck || k_at + p.a_col + j >= 0);
+        sgemm::cp_async_4(dst + j, !kCheck || ok ? p.a[i] + j : A, ok);
       }
     }
-    if (!kFirst) p.a[i] += T::kBlockK;
+    p.a[i] += T::kBlockK;
   }
 #pragma unroll
   for (int c = 0; c < T::kPassesB; ++c) {
-    const float* src = kFirst ? p.b - T::kBlockK * static_cast<int64_t>(n) + c * p.b_pass : p.b;
     float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
-    const bool row_ok = !kFirst || k0 + p.b_row + c * T::kRowsPerPassB >= 0;
+    const bool row_ok = !kCheck || k_at + p.b_row + c * T::kRowsPerPassB >= 0;
     if (kAlignedN) {
       // N % 4 == 0: the chunk lies wholly inside or wholly outside B.
       const bool ok = row_ok && p.b_ok[0];
-      sgemm::cp_async_16(dst, !kFirst || ok ? src : B, ok);
+      sgemm::cp_async_16(dst, !kCheck || ok ? p.b : B, ok);
     } else {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const bool ok = row_ok && p.b_ok[j];
-        sgemm::cp_async_4(dst + j, !kFirst || ok ? src + p.b_off[j] : B, ok);
+        sgemm::cp_async_4(dst + j, !kCheck || ok ? p.b + p.b_off[j] : B, ok);
       }
     }
-    if (!kFirst) p.b += p.b_pass;  // after kPassesB passes: the next tile's row b_row
+    p.b += p.b_pass;  // after kPassesB passes: the next tile's row b_row
   }
 }
 
@@ -313,6 +316,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // are the first tile's positions before k0 = 0; the mma multiply those zeros.
   const int num_tiles = ceil_div(k_len, T::kBlockK);
   const int k0 = k_len - num_tiles * T::kBlockK;
+  constexpr bool kCheckEveryTile = SGEMM_CHECK_EVERY_TILE;
   CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, k0, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
@@ -325,10 +329,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 
   auto issue = [&](int tile, int stage) {
     float* const sA = smem + stage * T::kStageFloats;
-    if (tile == 0) {
-      issue_tile<T, kAlignedK, kAlignedN, true>(sA, plan, A, B, n, k0);
+    if (kCheckEveryTile || tile == 0) {
+      issue_tile<T, kAlignedK, kAlignedN, true>(sA, plan, A, B, k0 + tile * T::kBlockK);
     } else {
-      issue_tile<T, kAlignedK, kAlignedN, false>(sA, plan, A, B, n, k0);
+      issue_tile<T, kAlignedK, kAlignedN, false>(sA, plan, A, B, k0 + tile * T::kBlockK);
     }
   };
 

@@ -62,6 +62,10 @@
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1
 #endif
+// SGEMM_CHECK_EVERY_TILE = 1 tests the first tile's bounds at every tile (chapter 08's variant).
+#ifndef SGEMM_CHECK_EVERY_TILE
+#define SGEMM_CHECK_EVERY_TILE 0
+#endif
 
 namespace {
 
@@ -211,101 +215,104 @@ __device__ __forceinline__ void promote(float (&acc)[T::kFragsM][T::kFragsN][4],
   }
 }
 
-// What one thread copies of every K tile, fixed for the whole kernel.
+// What one thread copies of every K tile (chapter 08's plan): the bounds are checked once, a row
+// of A past M or a column of B past N zero-filled on every tile from an address clamped into the
+// matrix, and the partial K tile, if any, comes first (the slice's tiles start at k0 = k_len -
+// num_tiles * kBlockK), so a full tile's copies test nothing.
+template <class T>
 struct CopyPlan {
-  const float* a;  // A at (its first row, the current tile's first k + a_col)
-  const float* b;  // B at (its first row of the current tile, column 0)
-  int64_t a_pass;  // kRowsPerPassA rows of A, in floats
-  int a_row;       // its first row inside the A tile
-  int a_col;       // its first k inside the A tile (a multiple of 4)
-  int a_dst;       // sA offset of its first chunk
-  int b_row;       // its first row inside the B tile (its second chunk: b_row + 4)
-  int b_src;       // column of B it copies: block_col + its first column in the tile
-  int b_dst;       // sB offset of its first 32-byte block
+  const float* a[T::kPassesA];  // A at (the row of pass i, the current tile's first k + a_col)
+  const float* b;               // B at (the current tile's row b_row, column b_src or 0)
+  int64_t b_four;               // 4 rows of B (a block's second chunk), in floats
+  int64_t b_pass;               // 2 kPairRowsPerPassB rows of B, in floats
+  int a_col;                    // its first k inside the A tile (a multiple of 4)
+  int a_dst;                    // sA offset of its first chunk
+  int b_row;                    // its first row inside the B tile (its second chunk: b_row + 4)
+  int b_dst;                    // sB offset of its first 32-byte block
+  bool a_ok[T::kPassesA];       // the row of pass i lies inside A
+  bool b_ok[4];                 // column b_src + j lies inside B (N % 4 == 0: all four alike)
+  int b_off[4];                 // j, or back to column 0 where column b_src + j lies outside
 };
 
-// Issues the copies of one K tile into one stage. kCheck: the tile may reach past the matrix
-// (the last K tile, k_left < kBlockK, or a block on the bottom edge, rows_left < kBlockM);
-// elements outside are zero-filled and read from a valid address. Columns of B past N are
-// checked on every tile (only blocks on the right edge have any).
-template <class T, bool kAlignedK, bool kAlignedN, bool kCheck>
-__device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& p, const float* A,
-                                          const float* B, int n, int rows_left, int k_left) {
+// This thread's share of every K tile's copies, at tile 0: chunk c of a row of A goes to chunk c
+// of its padded row in shared memory; B as Tile's copy plan says.
+template <class T>
+__device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, const float* B,
+                                                      int m, int n, int k, int k0, int block_row,
+                                                      int block_col) {
+  CopyPlan<T> plan;
+  const int a_row = tid / T::kChunksA;
+  plan.a_col = (tid % T::kChunksA) * 4;
+  plan.a_dst = a_row * T::kStrideA + plan.a_col;
 #pragma unroll
   for (int i = 0; i < T::kPassesA; ++i) {
-    const float* src = p.a + i * p.a_pass;
+    const int row = block_row + a_row + i * T::kRowsPerPassA;
+    plan.a_ok[i] = row < m;
+    plan.a[i] = A + static_cast<int64_t>(min(row, m - 1)) * k + (k0 + plan.a_col);
+  }
+  const int warp = tid / 32, lane = tid % 32;
+  const int block = lane % 4 + 4 * (lane / 8) + 16 * (warp % T::kWarpsPerRowB);
+  const int pair_row = 2 * (warp / T::kWarpsPerRowB) + (lane / 4) % 2;
+  plan.b_row = 8 * (pair_row / 4) + pair_row % 4;
+  plan.b_dst = pair_row * T::kStrideB + 8 * block;
+  const int b_src = block_col + 4 * block;
+  const int col0 = b_src < n ? b_src : 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    plan.b_ok[j] = b_src + j < n;
+    plan.b_off[j] = plan.b_ok[j] ? j : -col0;
+  }
+  plan.b_four = 4 * static_cast<int64_t>(n);
+  plan.b_pass = 2 * T::kPairRowsPerPassB * static_cast<int64_t>(n);
+  plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * n + col0;
+  return plan;
+}
+
+// Issues the copies of the K tile whose first k is k_at (relative to the slice) into the stage
+// at sA (sB follows at kSizeA) and moves the plan on to the next tile. kCheck: the tile may hold
+// positions before the slice's start (k_at < 0, tile 0 only), zero-filled from a valid address.
+template <class T, bool kAlignedK, bool kAlignedN, bool kCheck>
+__device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const float* A,
+                                           const float* B, int k_at) {
+  float* const sB = sA + T::kSizeA;
+#pragma unroll
+  for (int i = 0; i < T::kPassesA; ++i) {
     float* dst = sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA;
-    const bool row_ok = !kCheck || p.a_row + i * T::kRowsPerPassA < rows_left;
     if (kAlignedK) {
-      // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside A.
-      const bool ok = row_ok && (!kCheck || p.a_col < k_left);
-      sgemm::cp_async_16(dst, ok ? src : A, ok);
+      // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside the slice.
+      const bool ok = p.a_ok[i] && (!kCheck || k_at + p.a_col >= 0);
+      sgemm::cp_async_16(dst, !kCheck || ok ? p.a[i] : A, ok);
     } else {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const bool ok = row_ok && (!kCheck || p.a_col + j < k_left);
-        sgemm::cp_async_4(dst + j, ok ? src + j : A, ok);
+        const bool ok = p.a_ok[i] && (!kCheck || k_at + p.a_col + j >= 0);
+        sgemm::cp_async_4(dst + j, !kCheck || ok ? p.a[i] + j : A, ok);
       }
     }
+    p.a[i] += T::kBlockK;
   }
 #pragma unroll
   for (int c = 0; c < T::kPassesB; ++c) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       // Pair row P + c * kPairRowsPerPassB is k row b_row + 2 c kPairRowsPerPassB (+ 4 h).
-      const int row = p.b_row + 2 * c * T::kPairRowsPerPassB + 4 * h;
-      const bool row_ok = !kCheck || row < k_left;
-      const float* src_row = p.b + static_cast<int64_t>(row) * n;
+      const float* src = h == 0 ? p.b : p.b + p.b_four;
       float* dst = sB + p.b_dst + c * T::kPairRowsPerPassB * T::kStrideB + 4 * h;
+      const bool row_ok = !kCheck || k_at + p.b_row + 2 * c * T::kPairRowsPerPassB + 4 * h >= 0;
       if (kAlignedN) {
-        const bool ok = row_ok && p.b_src < n;
-        sgemm::cp_async_16(dst, ok ? src_row + p.b_src : B, ok);
+        // N % 4 == 0: the chunk lies wholly inside or wholly outside B.
+        const bool ok = row_ok && p.b_ok[0];
+        sgemm::cp_async_16(dst, !kCheck || ok ? src : B, ok);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          const bool ok = row_ok && p.b_src + j < n;
-          sgemm::cp_async_4(dst + j, ok ? src_row + p.b_src + j : B, ok);
+          const bool ok = row_ok && p.b_ok[j];
+          sgemm::cp_async_4(dst + j, !kCheck || ok ? src + p.b_off[j] : B, ok);
         }
       }
     }
+    p.b += p.b_pass;  // after kPassesB passes: the next tile's row b_row
   }
-}
-
-// This thread's share of every K tile's copies, fixed for the whole kernel: chunk c of a row of A
-// goes to chunk c of its padded row in shared memory; B as Tile's copy plan says.
-template <class T>
-__device__ __forceinline__ CopyPlan make_copy_plan(int tid, const float* A, const float* B, int k,
-                                                   int block_row, int block_col) {
-  CopyPlan plan;
-  plan.a_row = tid / T::kChunksA;
-  plan.a_col = (tid % T::kChunksA) * 4;
-  plan.a_pass = static_cast<int64_t>(T::kRowsPerPassA) * k;
-  plan.a = A + static_cast<int64_t>(block_row + plan.a_row) * k + plan.a_col;
-  plan.a_dst = plan.a_row * T::kStrideA + plan.a_col;
-  const int warp = tid / 32, lane = tid % 32;
-  const int block = lane % 4 + 4 * (lane / 8) + 16 * (warp % T::kWarpsPerRowB);
-  const int pair_row = 2 * (warp / T::kWarpsPerRowB) + (lane / 4) % 2;
-  plan.b_row = 8 * (pair_row / 4) + pair_row % 4;
-  plan.b = B;
-  plan.b_src = block_col + 4 * block;
-  plan.b_dst = pair_row * T::kStrideB + 8 * block;
-  return plan;
-}
-
-// Issues the copies of one K tile into the stage at sA (sB follows at kSizeA) and moves the plan
-// on to the next tile. check: the tile may reach past the matrix (the last K tile, or a block on
-// the bottom edge), so its copies test their bounds.
-template <class T, bool kAlignedK, bool kAlignedN>
-__device__ __forceinline__ void issue_tile(float* sA, CopyPlan& plan, const float* A,
-                                           const float* B, int n, int rows_left, int k_left,
-                                           bool check) {
-  if (check) {
-    copy_tile<T, kAlignedK, kAlignedN, true>(sA, sA + T::kSizeA, plan, A, B, n, rows_left, k_left);
-  } else {
-    copy_tile<T, kAlignedK, kAlignedN, false>(sA, sA + T::kSizeA, plan, A, B, n, rows_left, k_left);
-  }
-  plan.a += T::kBlockK;
-  plan.b += static_cast<int64_t>(T::kBlockK) * n;
 }
 
 // Splits the 16-byte chunk at p in place: big over the raw value, small at the same offset
@@ -327,7 +334,7 @@ __device__ __forceinline__ void split_chunk(float* p) {
 // wait and that barrier: the fragment loads of the stage's previous tile ended before an earlier
 // barrier, and no thread reads the stage before the next one.
 template <class T>
-__device__ __forceinline__ void split_own_chunks(float* stage, const CopyPlan& p) {
+__device__ __forceinline__ void split_own_chunks(float* stage, const CopyPlan<T>& p) {
 #pragma unroll
   for (int i = 0; i < T::kPassesA; ++i) {
     split_chunk<T>(stage + p.a_dst + i * T::kRowsPerPassA * T::kStrideA);
@@ -383,10 +390,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int g = lane / 4;  // fragment row group (PTX: groupID)
   const int t = lane % 4;  // fragment column (PTX: threadID_in_group)
 
-  // Prologue 1: the copy plan.
-  const int rows_left = m - block_row;
-  const bool edge_m = rows_left < T::kBlockM;
-  CopyPlan plan = make_copy_plan<T>(tid, A, B, k, block_row, block_col);
+  // Prologue 1: the copy plan. Rows of A past M and columns of B past N are zero-filled, so
+  // are the first tile's positions before k0 = 0; the mma multiply those zeros.
+  const int num_tiles = ceil_div(k_len, T::kBlockK);
+  const int k0 = k_len - num_tiles * T::kBlockK;
+  constexpr bool kCheckEveryTile = SGEMM_CHECK_EVERY_TILE;
+  CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, k0, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
   // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
@@ -397,11 +406,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // B: pair row t of each k-step, the block of 4 columns warp_column(0, g) (2 floats a column).
   const int b_frag = T::kSizeA + t * T::kStrideB + 2 * (warp_col + warp_column(0, g));
 
-  const int num_tiles = ceil_div(k_len, T::kBlockK);
-
   auto issue = [&](int tile, int stage) {
-    issue_tile<T, kAlignedK, kAlignedN>(smem + stage * T::kStageFloats, plan, A, B, n, rows_left,
-                                        k_len - tile * T::kBlockK, tile == num_tiles - 1 || edge_m);
+    float* const sA = smem + stage * T::kStageFloats;
+    if (kCheckEveryTile || tile == 0) {
+      issue_tile<T, kAlignedK, kAlignedN, true>(sA, plan, A, B, k0 + tile * T::kBlockK);
+    } else {
+      issue_tile<T, kAlignedK, kAlignedN, false>(sA, plan, A, B, k0 + tile * T::kBlockK);
+    }
   };
 
   float acc[T::kFragsM][T::kFragsN][4] = {};   // FP32 totals (CUDA-core adds)
