@@ -400,11 +400,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     }
   };
 
-  // K and N both not multiples of 4: the 4-byte copies of both operands keep more addresses
-  // live, and a second set of fragments no longer fits in 255 registers on sm_80 (ptxas spills
-  // 108 bytes), so that instantiation loads each k-step's fragments just before its mma.
-  constexpr bool kPrefetch = T::kPrefetch && (kAlignedK || kAlignedN);
-  if constexpr (kPrefetch) {
+  if constexpr (T::kPrefetch) {
     // Main loop with the fragments prefetched (README.md, "The pipeline"). At k-step s the raw
     // fragments of step s + 1 are loaded, then step s is rounded and multiplied: the loads are in
     // flight while the mma issue, and no rounding instruction waits on a load just issued. At
