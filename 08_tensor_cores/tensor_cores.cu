@@ -13,8 +13,9 @@
 // chapter 06's cp.async pipeline, now with 16-byte copies for A as well (A is kept row-major in
 // shared memory, the layout the mma wants), and the shared-memory rows are padded so that the
 // fragment loads (ldmatrix for A, 4-byte loads for B) are free of bank conflicts; each warp loads
-// the raw fragments of the next k-step while it rounds and multiplies this one. The launcher keeps
-// chapter 07's lesson: it picks the tile and splits K per shape (common/split_k.h). The
+// the raw fragments of the next k-step while it rounds and multiplies this one; the copies test
+// the matrix's bounds once per thread, the partial K tile first (make_copy_plan). The launcher
+// keeps chapter 07's lesson: it picks the tile and splits K per shape (common/split_k.h). The
 // instruction wrappers (cp.async, ldmatrix, mma, the TF32 rounding) live in common/, documented
 // in README.md.
 // Precision contract: TF32 (the harness verifies with a TF32 tolerance and compares the speed
