@@ -189,10 +189,10 @@ __host__ __device__ constexpr int warp_column(int j, int x) {
   return T::kFragsN * p + j;
 }
 
-// What one thread copies of every K tile. The bounds are checked once, here, not at every tile:
-// a row of A past M or a column of B past N is zero-filled on every tile (src-size 0), from an
-// address clamped into the matrix, so a full K tile's copies test nothing. The K tiles of a
-// slice start at k0 = k_len - num_tiles * kBlockK (-kBlockK < k0 <= 0): the partial tile, if
+// What one thread copies of every K tile. The bounds are checked once, by make_copy_plan, not at
+// every tile: a row of A past M or a column of B past N is zero-filled on every tile (src-size
+// 0), from an address clamped into the matrix, so a full K tile's copies test nothing. The K tiles
+// of a slice start at k0 = k_len - num_tiles * kBlockK (-kBlockK < k0 <= 0): the partial tile, if
 // any, is the first one, and only its positions before the slice's start need a test
 // (CUTLASS's "residue first").
 template <class T>
@@ -313,11 +313,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int g = lane / 4;  // fragment row group (PTX: groupID)
   const int t = lane % 4;  // fragment column (PTX: threadID_in_group)
 
-  // Prologue 1: the copy plan. Rows of A past M and columns of B past N are zero-filled, so
-  // are the first tile's positions before k0 = 0; the mma multiply those zeros.
+  // Prologue 1: the copy plan. Rows of A past M, columns of B past N and the first tile's
+  // positions before the slice's start (k0 + their k < 0) are zero-filled; the mma multiply
+  // those zeros.
   const int num_tiles = ceil_div(k_len, T::kBlockK);
   const int k0 = k_len - num_tiles * T::kBlockK;
-  constexpr bool kCheckEveryTile = SGEMM_CHECK_EVERY_TILE;
   CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, k0, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 
   auto issue = [&](int tile, int stage) {
     float* const sA = smem + stage * T::kStageFloats;
-    if (kCheckEveryTile || tile == 0) {
+    if (SGEMM_CHECK_EVERY_TILE || tile == 0) {
       issue_tile<T, kAlignedK, kAlignedN, true>(sA, plan, A, B, k0 + tile * T::kBlockK);
     } else {
       issue_tile<T, kAlignedK, kAlignedN, false>(sA, plan, A, B, k0 + tile * T::kBlockK);
