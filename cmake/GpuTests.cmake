@@ -103,6 +103,29 @@ function(sgemm_add_sanitizer_skip name)
     SKIP_REGULAR_EXPRESSION "SGEMM-SKIP")
 endfunction()
 
+# sgemm_add_sanitizer_test(<name> TOOL <tool> [LEAK_CHECK] COMMAND <program and its arguments...>)
+# compute-sanitizer --tool <tool> [--leak-check full] --error-exitcode 99 <program ...>: passes when
+# the tool finds nothing, "ERROR SUMMARY: 0 errors" (memcheck, synccheck) or "RACECHECK SUMMARY: 0
+# hazards" (racecheck). Where compute-sanitizer is missing, registered as skipped.
+function(sgemm_add_sanitizer_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "LEAK_CHECK" "TOOL" "COMMAND")
+  if(NOT SGEMM_COMPUTE_SANITIZER)
+    sgemm_add_sanitizer_skip(${name})
+    return()
+  endif()
+  set(leak "")
+  if(arg_LEAK_CHECK)
+    set(leak --leak-check full)
+  endif()
+  if(arg_TOOL STREQUAL "racecheck")
+    set(summary "RACECHECK SUMMARY: 0 hazards")
+  else()
+    set(summary "ERROR SUMMARY: 0 errors")
+  endif()
+  sgemm_add_binary_test(${name} COMMAND ${SGEMM_COMPUTE_SANITIZER} --tool ${arg_TOOL} ${leak}
+    --error-exitcode 99 ${arg_COMMAND} EXPECT_REGEX "${summary}")
+endfunction()
+
 # Whether a chapter reads its tiles with TMA and waits for them on mbarriers: its source includes
 # common/tma.h, the one home of the TMA and mbarrier wrappers (a chapter uses an instruction family
 # an earlier chapter taught through its common/ header). Read from the source, like the sm_90a
@@ -152,19 +175,13 @@ function(sgemm_add_gpu_tests chapter)
     list(APPEND tools synccheck)
   endif()
   foreach(tool IN LISTS tools)
-    if(NOT SGEMM_COMPUTE_SANITIZER)
-      sgemm_add_sanitizer_skip(${chapter}.${tool})
-      continue()
-    endif()
-    set(extra "")
+    set(leak "")
     if(tool STREQUAL "memcheck")
-      set(extra --leak-check full)
+      set(leak LEAK_CHECK)
     endif()
-    # memcheck and synccheck end with "ERROR SUMMARY", racecheck with "RACECHECK SUMMARY".
-    sgemm_add_binary_test(${chapter}.${tool} COMMAND ${SGEMM_COMPUTE_SANITIZER} --tool ${tool}
-      ${extra} --error-exitcode 99 ${bin} --verify-only --reference cpu --no-accuracy
-      --m ${SGEMM_SANITIZER_M} --n ${SGEMM_SANITIZER_N} --k ${SGEMM_SANITIZER_K}
-      --alpha 1.25 --beta 0.5 EXPECT_REGEX "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards")
+    sgemm_add_sanitizer_test(${chapter}.${tool} TOOL ${tool} ${leak} COMMAND ${bin} --verify-only
+      --reference cpu --no-accuracy --m ${SGEMM_SANITIZER_M} --n ${SGEMM_SANITIZER_N}
+      --k ${SGEMM_SANITIZER_K} --alpha 1.25 --beta 0.5)
   endforeach()
   # The TMA chapters: the padded-row shapes the shape matrix leaves out (see above), each with
   # 66+ blocks of 256 x 128 (the big tile on the H100) unless said: A padded alone (K % 4 = 2),
@@ -192,14 +209,8 @@ function(sgemm_add_gpu_tests chapter)
       --m ${padded_m} --n ${padded_n} --k ${padded_k})
     sgemm_add_binary_test(${chapter}.padded_b_alpha_beta COMMAND ${bin} --verify-only
       --alpha 1.5 --beta -0.75 --m ${padded_m} --n ${padded_n} --k ${padded_k})
-    if(NOT SGEMM_COMPUTE_SANITIZER)
-      sgemm_add_sanitizer_skip(${chapter}.padded_b_memcheck)
-    else()
-      sgemm_add_binary_test(${chapter}.padded_b_memcheck COMMAND ${SGEMM_COMPUTE_SANITIZER}
-        --tool memcheck --leak-check full --error-exitcode 99 ${bin} --verify-only
-        --reference cpu --no-accuracy --m 1025 --n 129 --k 8191 --alpha 1.25 --beta 0.5
-        EXPECT_REGEX "ERROR SUMMARY: 0 errors")
-    endif()
+    sgemm_add_sanitizer_test(${chapter}.padded_b_memcheck TOOL memcheck LEAK_CHECK COMMAND ${bin}
+      --verify-only --reference cpu --no-accuracy --m 1025 --n 129 --k 8191 --alpha 1.25 --beta 0.5)
   endif()
 endfunction()
 
