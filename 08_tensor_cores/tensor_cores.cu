@@ -213,8 +213,8 @@ struct CopyPlan {
 // its padded row in shared memory.
 template <class T>
 __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, const float* B,
-                                                      int m, int n, int k, int k0, int block_row,
-                                                      int block_col) {
+                                                      int m, int n, int k, int ldb, int k0,
+                                                      int block_row, int block_col) {
   CopyPlan<T> plan;
   const int a_row = tid / T::kChunksA;
   plan.a_col = (tid % T::kChunksA) * 4;
@@ -235,8 +235,8 @@ __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, c
     plan.b_ok[j] = b_src + j < n;
     plan.b_off[j] = plan.b_ok[j] ? j : -col0;
   }
-  plan.b_pass = static_cast<int64_t>(T::kRowsPerPassB) * n;
-  plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * n + col0;
+  plan.b_pass = static_cast<int64_t>(T::kRowsPerPassB) * ldb;
+  plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * ldb + col0;
   return plan;
 }
 
@@ -289,7 +289,7 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const floa
 template <class T, bool kAlignedK, bool kAlignedN>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_tensor_cores(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
-                       const float* __restrict__ B, float beta, float* __restrict__ C,
+                       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C,
                        int64_t c_slice) {
   extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for cp.async and ldmatrix
   float* const smem = reinterpret_cast<float*>(smem_raw);
@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int k_begin = blockIdx.z * k_slice;
   const int k_len = min(k_slice, k - k_begin);
   A += k_begin;
-  B += static_cast<int64_t>(k_begin) * n;
+  B += static_cast<int64_t>(k_begin) * ldb;
   C += blockIdx.z * c_slice;
 
   const int tid = threadIdx.x;
@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // those zeros.
   const int num_tiles = ceil_div(k_len, T::kBlockK);
   const int k0 = k_len - num_tiles * T::kBlockK;
-  CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, k0, block_row, block_col);
+  CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, ldb, k0, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
   // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
@@ -562,7 +562,7 @@ template <class T>
 void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
                  const float* B, float* C, cudaStream_t stream) {
   sgemm::launch_split_k(p, split, kernel_for<T>(p), T::kBlockM, T::kBlockN, T::kThreads,
-                        T::kSmemBytes, A, B, C, stream);
+                        T::kSmemBytes, A, B, p.n, C, stream);
 }
 
 void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B, float* C,

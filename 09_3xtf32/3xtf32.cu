@@ -18,13 +18,16 @@
 // that copied it, not once per warp that reads it (split_own_chunks()); B sits in "pair rows" so
 // that one LDS.128 gives the (b0, b1) register pairs of two mma (Tile::kStrideB); the fragments of
 // the next k-step are read while the mma of this one run (the main loop). The launcher picks the
-// tile and splits K per shape as chapter 08's does (common/split_k.h). Precision contract: FP32
+// tile and splits K per shape as chapter 08's does (common/split_k.h) and, where K or N is not a
+// multiple of 4 and it pays, first copies A and B into rows padded to 4 floats, so that every copy
+// is 16 bytes (chapter 07's padded B; padding_for()). Precision contract: FP32
 // (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32 tolerance; its speed is
 // compared with that mode) for finite inputs whose products and sums are finite in FP32 and whose
 // nonzero elements are at least 2^-114 in magnitude; smaller ones have subnormal small parts, which
 // TF32 holds only to multiples of 2^-136 (README.md, "The range"). Limits: sm_80 or newer (TF32
 // mma.sync); every shape. Example: build/bin/09_3xtf32 --size 4096
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -32,6 +35,7 @@
 
 #include "common/check.h"
 #include "common/cp_async.h"
+#include "common/device.h"
 #include "common/grid.h"
 #include "common/harness.h"
 #include "common/mma_sync.h"
@@ -65,6 +69,10 @@
 // SGEMM_CHECK_EVERY_TILE = 1 tests the first tile's bounds at every tile (chapter 08's variant).
 #ifndef SGEMM_CHECK_EVERY_TILE
 #define SGEMM_CHECK_EVERY_TILE 0
+#endif
+// SGEMM_PADDED_COPIES = 0 never copies A and B into padded rows (README.md, "Every shape").
+#ifndef SGEMM_PADDED_COPIES
+#define SGEMM_PADDED_COPIES 1
 #endif
 
 namespace {
@@ -238,8 +246,8 @@ struct CopyPlan {
 // of its padded row in shared memory; B as Tile's copy plan says.
 template <class T>
 __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, const float* B,
-                                                      int m, int n, int k, int k0, int block_row,
-                                                      int block_col) {
+                                                      int m, int n, int k, int ldb, int k0,
+                                                      int block_row, int block_col) {
   CopyPlan<T> plan;
   const int a_row = tid / T::kChunksA;
   plan.a_col = (tid % T::kChunksA) * 4;
@@ -262,16 +270,16 @@ __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, c
     plan.b_ok[j] = b_src + j < n;
     plan.b_off[j] = plan.b_ok[j] ? j : -col0;
   }
-  plan.b_four = 4 * static_cast<int64_t>(n);
-  plan.b_pass = 2 * T::kPairRowsPerPassB * static_cast<int64_t>(n);
-  plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * n + col0;
+  plan.b_four = 4 * static_cast<int64_t>(ldb);
+  plan.b_pass = 2 * T::kPairRowsPerPassB * static_cast<int64_t>(ldb);
+  plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * ldb + col0;
   return plan;
 }
 
 // Issues the copies of the K tile whose first k is k_at (relative to the slice) into the stage
 // at sA (sB follows at kSizeA) and moves the plan on to the next tile. kCheck: the tile may hold
 // positions before the slice's start (k_at < 0, tile 0 only), zero-filled from a valid address.
-template <class T, bool kAlignedK, bool kAlignedN, bool kCheck>
+template <class T, bool kAlignedK, bool kAlignedB, bool kCheck>
 __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const float* A,
                                            const float* B, int k_at) {
   float* const sB = sA + T::kSizeA;
@@ -299,8 +307,9 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const floa
       const float* src = h == 0 ? p.b : p.b + p.b_four;
       float* dst = sB + p.b_dst + c * T::kPairRowsPerPassB * T::kStrideB + 4 * h;
       const bool row_ok = !kCheck || k_at + p.b_row + 2 * c * T::kPairRowsPerPassB + 4 * h >= 0;
-      if (kAlignedN) {
-        // N % 4 == 0: the chunk lies wholly inside or wholly outside B.
+      if (kAlignedB) {
+        // ldb % 4 == 0: the chunk lies wholly inside or wholly outside B's rows (a padded copy's
+        // columns past N are zeros).
         const bool ok = row_ok && p.b_ok[0];
         sgemm::cp_async_16(dst, !kCheck || ok ? src : B, ok);
       } else {
@@ -358,15 +367,18 @@ __device__ __forceinline__ void split_own_chunks(float* stage, const CopyPlan<T>
   }
 }
 
-// kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedN: N % 4 == 0 (rows of B and C).
-// Split-K (chapter 07, common/split_k.h): block z covers k in [z * k_slice, min(k, (z + 1) *
-// k_slice)) and writes C + z * c_slice; A keeps its leading dimension k. Without split-K,
-// gridDim.z = 1 and k_slice = k. Each slice is promoted on its own and the reduction adds the
-// slices in FP32, so a long K is summed in shorter chains (README.md, "Every shape").
-template <class T, bool kAlignedK, bool kAlignedN>
+// kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedB: ldb % 4 == 0 (rows of B);
+// kAlignedC: N % 4 == 0 (rows of C). B has rows of ldb floats: N, or padded_ld(N) for the
+// launcher's padded copy, whose columns past N are zeros. Split-K (chapter 07, common/split_k.h):
+// block z covers k in [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice; A keeps
+// its leading dimension k. Without split-K, gridDim.z = 1 and k_slice = k. Each slice is promoted
+// on its own and the reduction adds the slices in FP32, so a long K is summed in shorter chains
+// (README.md, "Every shape").
+template <class T, bool kAlignedK, bool kAlignedB, bool kAlignedC>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_3xtf32(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
-                 const float* __restrict__ B, float beta, float* __restrict__ C, int64_t c_slice) {
+                 const float* __restrict__ B, int ldb, float beta, float* __restrict__ C,
+                 int64_t c_slice) {
   extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for cp.async and ldmatrix
   float* const smem = reinterpret_cast<float*>(smem_raw);
   // Stage s: sA = smem + s * kStageFloats (kBlockM x kStrideA), sB right after it (kPairRows x
@@ -377,7 +389,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int k_begin = blockIdx.z * k_slice;
   const int k_len = min(k_slice, k - k_begin);
   A += k_begin;
-  B += static_cast<int64_t>(k_begin) * n;
+  B += static_cast<int64_t>(k_begin) * ldb;
   C += blockIdx.z * c_slice;
 
   const int tid = threadIdx.x;
@@ -395,7 +407,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // those zeros.
   const int num_tiles = ceil_div(k_len, T::kBlockK);
   const int k0 = k_len - num_tiles * T::kBlockK;
-  CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, k0, block_row, block_col);
+  CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, ldb, k0, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
   // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
@@ -409,9 +421,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   auto issue = [&](int tile, int stage) {
     float* const sA = smem + stage * T::kStageFloats;
     if (SGEMM_CHECK_EVERY_TILE || tile == 0) {
-      issue_tile<T, kAlignedK, kAlignedN, true>(sA, plan, A, B, k0 + tile * T::kBlockK);
+      issue_tile<T, kAlignedK, kAlignedB, true>(sA, plan, A, B, k0 + tile * T::kBlockK);
     } else {
-      issue_tile<T, kAlignedK, kAlignedN, false>(sA, plan, A, B, k0 + tile * T::kBlockK);
+      issue_tile<T, kAlignedK, kAlignedB, false>(sA, plan, A, B, k0 + tile * T::kBlockK);
     }
   };
 
@@ -555,7 +567,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
         float v[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u) v[u] = alpha * acc[i][u][2 * half + e];
-        if constexpr (kAlignedN) {
+        if constexpr (kAlignedC) {
           // N % 4 == 0 and col % 4 == 0: the float4 lies wholly inside or outside C.
           if (col >= n) continue;
           float4 out = make_float4(v[0], v[1], v[2], v[3]);
@@ -578,70 +590,180 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
 }
 
-// The kernel for K % 4 and N % 4 (16-byte or 4-byte copies), its shared memory allowed once.
+// The kernel for K % 4 and N % 4 (16-byte or 4-byte copies), its shared memory allowed once;
+// a padded copy of B (ldb = padded_ld(N)) with N % 4 != 0 takes 16-byte copies of B and stores C
+// float by float.
 template <class T>
-sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
-  // [K % 4 == 0][N % 4 == 0]
-  static sgemm::SlicedKernel* const kernels[2][2] = {
-      {&sgemm_3xtf32<T, false, false>, &sgemm_3xtf32<T, false, true>},
-      {&sgemm_3xtf32<T, true, false>, &sgemm_3xtf32<T, true, true>}};
+sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p, int ldb) {
+  // [K % 4 == 0][N % 4 == 0], then the padded B with N % 4 != 0
+  static sgemm::SlicedKernel* const kernels[5] = {
+      &sgemm_3xtf32<T, false, false, false>, &sgemm_3xtf32<T, false, true, true>,
+      &sgemm_3xtf32<T, true, false, false>, &sgemm_3xtf32<T, true, true, true>,
+      &sgemm_3xtf32<T, true, true, false>};
   static const bool raised = [] {
     // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
-    for (auto& row : kernels) {
-      for (sgemm::SlicedKernel* kernel : row) {
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        T::kSmemBytes));
-      }
+    for (sgemm::SlicedKernel* kernel : kernels) {
+      CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
     }
     return true;
   }();
   (void)raised;
-  return kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
+  if (ldb % 4 == 0 && p.n % 4 != 0) return kernels[4];
+  return kernels[2 * (p.k % 4 == 0) + (p.n % 4 == 0)];  // cudaMalloc pointers: 256-byte aligned
+}
+
+// ---- Padded copies (chapter 07's padded B, here for A and B; README.md, "Every shape") ------
+// With K % 4 != 0 or N % 4 != 0 the rows of A or B do not start on 16 bytes and their copies go
+// 4 bytes at a time, 15-31 % slower on the H100. Where it pays, the launcher first copies A into
+// rows of padded_ld(K) floats (zeros past K) and B into padded_ld(K) rows of padded_ld(N) floats
+// (zeros past row K and column N); the kernel multiplies over padded_ld(K), the zeros adding
+// nothing, with 16-byte copies only.
+int padded_ld(int x) { return (x + 3) / 4 * 4; }
+
+// The copies' share of the multiply's time: ridge * bytes / flops, the copies moving their bytes
+// at DRAM bandwidth and the multiply near the FP32 peak (the ridge is their ratio, FLOP per
+// byte). Padding pays where that is below what the 4-byte copies cost: kFourByteLoss, the
+// smallest loss measured (README.md, "Every shape").
+constexpr double kFourByteLoss = 0.15;
+constexpr size_t kMaxPaddedBytes = size_t{1} << 30;  // padded A and B together, at most
+
+struct Padding {
+  bool a = false;  // A copied into rows of padded_ld(K) floats
+  bool b = false;  // B copied into padded_ld(K) rows of padded_ld(N) floats
+};
+
+size_t padded_a_bytes(const sgemm::Problem& p) {
+  return static_cast<size_t>(p.m) * padded_ld(p.k) * sizeof(float);
+}
+size_t padded_b_bytes(const sgemm::Problem& p) {
+  return static_cast<size_t>(padded_ld(p.k)) * padded_ld(p.n) * sizeof(float);
+}
+
+Padding padding_for(const sgemm::Problem& p) {
+  static const double ridge = [] {
+    int index = 0;
+    CUDA_CHECK(cudaGetDevice(&index));
+    return sgemm::query_device(index).ridge;
+  }();
+  Padding pad;
+  if (!SGEMM_PADDED_COPIES || (p.k % 4 == 0 && p.n % 4 == 0)) return pad;
+  pad.a = p.k % 4 != 0;
+  pad.b = true;  // K % 4 != 0 adds rows to B, N % 4 != 0 columns
+  // Bytes read and written: A's M x K and its copy, B's K x N and its copy.
+  const double bytes =
+      (pad.a ? 4.0 * p.m * p.k + padded_a_bytes(p) : 0.0) + 4.0 * p.k * p.n + padded_b_bytes(p);
+  const double flops = 2.0 * p.m * p.n * p.k;
+  const size_t total = (pad.a ? padded_a_bytes(p) : 0) + padded_b_bytes(p);
+  if (ridge * bytes / flops >= kFourByteLoss || total > kMaxPaddedBytes) return Padding{};
+  return pad;
+}
+
+// The problem the kernel sees: K rounded up to 4 where A is padded.
+sgemm::Problem kernel_problem(const sgemm::Problem& p, const Padding& pad) {
+  sgemm::Problem q = p;
+  if (pad.a) q.k = padded_ld(p.k);
+  return q;
+}
+
+// dst (rows_dst x ld_dst floats) = src (rows x cols, rows of ld_src floats), zeros elsewhere.
+// One thread per 4 floats of a row: its 4-byte reads coalesce with its neighbours', its write is
+// one float4. Rows run along y (grid-stride past 65535 rows).
+constexpr int kPadThreads = 256;
+
+__global__ void __launch_bounds__(kPadThreads)
+    pad_copy(int rows, int cols, const float* __restrict__ src, int rows_dst, int ld_dst,
+             float* __restrict__ dst) {
+  const int col = 4 * (blockIdx.x * kPadThreads + threadIdx.x);
+  if (col >= ld_dst) return;
+  for (int64_t row = blockIdx.y; row < rows_dst; row += gridDim.y) {
+    float v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      v[j] = row < rows && col + j < cols ? src[row * cols + col + j] : 0.0f;
+    }
+    *reinterpret_cast<float4*>(dst + row * ld_dst + col) = make_float4(v[0], v[1], v[2], v[3]);
+  }
+}
+
+void launch_pad_copy(int rows, int cols, const float* src, int rows_dst, int ld_dst, float* dst,
+                     cudaStream_t stream) {
+  const dim3 grid(ceil_div(ld_dst / 4, kPadThreads), std::min(rows_dst, 65535));
+  pad_copy<<<grid, kPadThreads, 0, stream>>>(rows, cols, src, rows_dst, ld_dst, dst);
 }
 
 // How the launcher cuts a problem (README.md, "Every shape"): chapter 07's two decisions, the
 // tile and the number of K slices, by sgemm::plan_tiles (common/split_k.h): the big tile whenever
 // its blocks fill every SM once, else the tile whose busiest SM has the least work, and split-K
-// for the tile's blocks when they leave SMs idle.
+// for the tile's blocks when they leave SMs idle; first, padded copies where they pay.
 template <class T>
 sgemm::TileSpec spec_of(const sgemm::Problem& p) {
   static const int slots =
-      sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T>(p), T::kThreads, T::kSmemBytes);
+      sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T>(p, p.n), T::kThreads, T::kSmemBytes);
   return {T::kBlockM, T::kBlockN, T::kBlockK, T::kStages, slots};
 }
 
-sgemm::TilePlan plan_for(const sgemm::Problem& p) {
-  return sgemm::plan_tiles(p, spec_of<MainTile>(p), spec_of<SmallTile>(p), sgemm::sm_count(),
+// The plan for the problem the kernel sees (kernel_problem).
+sgemm::TilePlan plan_for(const sgemm::Problem& q) {
+  return sgemm::plan_tiles(q, spec_of<MainTile>(q), spec_of<SmallTile>(q), sgemm::sm_count(),
                            SGEMM_SPLIT_K);
 }
 
 template <class T>
-void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
-                 const float* B, float* C, cudaStream_t stream) {
-  sgemm::launch_split_k(p, split, kernel_for<T>(p), T::kBlockM, T::kBlockN, T::kThreads,
-                        T::kSmemBytes, A, B, C, stream);
+void launch_tile(const sgemm::Problem& q, const sgemm::SplitK& split, const float* A,
+                 const float* B, int ldb, float* C, cudaStream_t stream) {
+  sgemm::launch_split_k(q, split, kernel_for<T>(q, ldb), T::kBlockM, T::kBlockN, T::kThreads,
+                        T::kSmemBytes, A, B, ldb, C, stream);
+}
+
+// The workspace: the split-K slices first, then the padded copies of A and B (whole float4s).
+size_t workspace_for(const sgemm::Problem& p, const Padding& pad, const sgemm::SplitK& split) {
+  return sgemm::split_k_workspace_bytes(kernel_problem(p, pad), split) +
+         (pad.a ? padded_a_bytes(p) : 0) + (pad.b ? padded_b_bytes(p) : 0);
 }
 
 void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, float* C,
                    cudaStream_t stream) {
-  sgemm::TilePlan plan = plan_for(p);
-  // The harness allocates workspace_bytes(p); should it hold less, one pass over K.
-  if (sgemm::split_k_workspace_bytes(p, plan.split) > p.workspace_size) plan.split = {1, p.k};
+  Padding pad = padding_for(p);
+  sgemm::Problem q = kernel_problem(p, pad);
+  sgemm::TilePlan plan = plan_for(q);
+  // The harness allocates workspace_bytes(p); should it hold less, no copies and one pass over K.
+  if (workspace_for(p, pad, plan.split) > p.workspace_size) {
+    pad = Padding{};
+    q = p;
+    plan = plan_for(q);
+    plan.split = {1, p.k};
+  }
+  int ldb = p.n;
+  if (pad.b) {
+    float* padded = static_cast<float*>(p.workspace) +
+                    sgemm::split_k_workspace_bytes(q, plan.split) / sizeof(float);
+    if (pad.a) {
+      launch_pad_copy(p.m, p.k, A, p.m, q.k, padded, stream);
+      A = padded;
+      padded += padded_a_bytes(p) / sizeof(float);
+    }
+    ldb = padded_ld(p.n);
+    launch_pad_copy(p.k, p.n, B, q.k, ldb, padded, stream);
+    B = padded;
+  }
   if (plan.small_tile) {
-    launch_tile<SmallTile>(p, plan.split, A, B, C, stream);
+    launch_tile<SmallTile>(q, plan.split, A, B, ldb, C, stream);
   } else {
-    launch_tile<MainTile>(p, plan.split, A, B, C, stream);
+    launch_tile<MainTile>(q, plan.split, A, B, ldb, C, stream);
   }
 }
 
 size_t workspace_bytes(const sgemm::Problem& p) {
-  return sgemm::split_k_workspace_bytes(p, plan_for(p).split);
+  const Padding pad = padding_for(p);
+  return workspace_for(p, pad, plan_for(kernel_problem(p, pad)).split);
 }
 
 // The tile the launcher takes for this problem, for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return plan_for(p).small_tile ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                                : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  return plan_for(kernel_problem(p, padding_for(p))).small_tile
+             ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
+             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
 }
 
 }  // namespace

@@ -111,9 +111,10 @@ inline size_t split_k_workspace_bytes(const Problem& p, const SplitK& plan) {
 // The signature of a kernel that computes one K slice per blockIdx.z: slice z covers k in
 // [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice (the launcher passes the
 // workspace, alpha = 1 and beta = 0 when there are several slices); A keeps its leading
-// dimension k. One slice: gridDim.z = 1, k_slice = k, straight into C.
+// dimension k, B has rows of ldb floats (N, or more for a padded copy), C rows of N floats. One
+// slice: gridDim.z = 1, k_slice = k, straight into C.
 using SlicedKernel = void(int m, int n, int k, int k_slice, float alpha, const float* A,
-                          const float* B, float beta, float* C, int64_t c_slice);
+                          const float* B, int ldb, float beta, float* C, int64_t c_slice);
 
 inline constexpr int kReduceThreads = 256;
 
@@ -220,17 +221,17 @@ inline int blocks_per_sm(SlicedKernel* kernel, int threads, int smem_bytes) {
 
 // Launches `kernel` (block_m x block_n tiles of C) over every slice of the plan, then the
 // reduction when there are several. The grid: x over N, y over M (in slabs of 65535 block rows,
-// common/grid.h), z over the slices.
+// common/grid.h), z over the slices. A has rows of p.k floats, B of ldb floats.
 inline void launch_split_k(const Problem& p, const SplitK& split, SlicedKernel* kernel, int block_m,
                            int block_n, int threads, int smem_bytes, const float* A, const float* B,
-                           float* C, cudaStream_t stream) {
+                           int ldb, float* C, cudaStream_t stream) {
   const bool sliced = split.splits > 1;
   float* const out = sliced ? static_cast<float*>(p.workspace) : C;
   const int64_t slice = sliced ? split_k_slice_floats(p) : 0;
   for_each_row_slab(p, block_m, [&](int64_t row0, int rows) {
     const dim3 grid(ceil_div(p.n, block_n), ceil_div(rows, block_m), split.splits);
     kernel<<<grid, threads, smem_bytes, stream>>>(rows, p.n, p.k, split.k_slice,
-                                                  sliced ? 1.0f : p.alpha, A + row0 * p.k, B,
+                                                  sliced ? 1.0f : p.alpha, A + row0 * p.k, B, ldb,
                                                   sliced ? 0.0f : p.beta, out + row0 * p.n, slice);
   });
   if (sliced) reduce_split_k_slices(p, split.splits, out, C, stream);
