@@ -70,6 +70,11 @@
 #ifndef SGEMM_CHECK_EVERY_TILE
 #define SGEMM_CHECK_EVERY_TILE 0
 #endif
+// SGEMM_SPLIT_ROUNDS = 0 leaves a grid of the big tile that needs no split-K to fill the GPU
+// uncut (README.md, "Every shape": split-K for the last round).
+#ifndef SGEMM_SPLIT_ROUNDS
+#define SGEMM_SPLIT_ROUNDS 1
+#endif
 // SGEMM_PADDED_COPIES = 0 never copies A and B into padded rows (README.md, "Every shape").
 #ifndef SGEMM_PADDED_COPIES
 #define SGEMM_PADDED_COPIES 1
@@ -639,13 +644,24 @@ size_t padded_a_bytes(const sgemm::Problem& p) {
 size_t padded_b_bytes(const sgemm::Problem& p) {
   return static_cast<size_t>(padded_ld(p.k)) * padded_ld(p.n) * sizeof(float);
 }
+// Each region of the workspace starts on 256 bytes, as cudaMalloc's own pointers: a padded copy
+// that started on 16 bytes only would cost its rows an extra 32-byte sector per K tile (2049 x
+// 2051 x 1023 with two K slices: 78.2 % of cuBLAS FP32 with the copies right after the slices,
+// 80.2 % on 256 bytes; H100).
+size_t whole_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-Padding padding_for(const sgemm::Problem& p) {
-  static const double ridge = [] {
+// The GPU's FP32 peak and DRAM bandwidth, read once on the device the harness selected.
+const sgemm::DeviceInfo& device() {
+  static const sgemm::DeviceInfo d = [] {
     int index = 0;
     CUDA_CHECK(cudaGetDevice(&index));
-    return sgemm::query_device(index).ridge;
+    return sgemm::query_device(index);
   }();
+  return d;
+}
+
+Padding padding_for(const sgemm::Problem& p) {
+  const double ridge = device().ridge;
   Padding pad;
   if (!SGEMM_PADDED_COPIES || (p.k % 4 == 0 && p.n % 4 == 0)) return pad;
   pad.a = p.k % 4 != 0;
@@ -703,10 +719,28 @@ sgemm::TileSpec spec_of(const sgemm::Problem& p) {
   return {T::kBlockM, T::kBlockN, T::kBlockK, T::kStages, slots};
 }
 
-// The plan for the problem the kernel sees (kernel_problem).
+// For plan_split_k_rounds: 09's speed as a share of the FP32 peak, 58.55 and 58.89 TFLOP/s at
+// 4096^3 and 8192^3 against a peak of 66.9 (the tour of 3693d0e, H100); the reduction's bandwidth
+// as a share of the data sheet's and a launch, as chapter 07's calibration measured them
+// (docs/results/nvidia-h100-80gb-hbm3/calibration_07.md: kDramShare, kLaunchSeconds).
+constexpr double kFp32PeakShare = 0.87;
+constexpr double kDramShare = 0.90;
+constexpr double kLaunchSeconds = 1.9e-6;
+
+// The plan for the problem the kernel sees (kernel_problem). Where plan_tiles keeps the big tile
+// uncut, its last round may leave most SMs idle: sgemm::plan_split_k_rounds cuts K where the
+// rounds' time falls by more than the slices cost (README.md, "Every shape").
 sgemm::TilePlan plan_for(const sgemm::Problem& q) {
-  return sgemm::plan_tiles(q, spec_of<MainTile>(q), spec_of<SmallTile>(q), sgemm::sm_count(),
-                           SGEMM_SPLIT_K);
+  const sgemm::TileSpec big = spec_of<MainTile>(q);
+  sgemm::TilePlan plan =
+      sgemm::plan_tiles(q, big, spec_of<SmallTile>(q), sgemm::sm_count(), SGEMM_SPLIT_K);
+  if (SGEMM_SPLIT_K && SGEMM_SPLIT_ROUNDS && !plan.small_tile && plan.split.splits == 1) {
+    plan.split = sgemm::plan_split_k_rounds(
+        q, sgemm::tiles_of(q, big), big.slots, big.block_m, big.block_n, big.block_k, big.stages,
+        kFp32PeakShare * device().fp32_peak_tflops * 1e12,
+        kDramShare * device().dram_bandwidth_gbs * 1e9, kLaunchSeconds);
+  }
+  return plan;
 }
 
 template <class T>
@@ -716,10 +750,10 @@ void launch_tile(const sgemm::Problem& q, const sgemm::SplitK& split, const floa
                         T::kSmemBytes, A, B, ldb, C, stream);
 }
 
-// The workspace: the split-K slices first, then the padded copies of A and B (whole float4s).
+// The workspace: the split-K slices first (launch_split_k's), then the padded copies of A and B.
 size_t workspace_for(const sgemm::Problem& p, const Padding& pad, const sgemm::SplitK& split) {
-  return sgemm::split_k_workspace_bytes(kernel_problem(p, pad), split) +
-         (pad.a ? padded_a_bytes(p) : 0) + (pad.b ? padded_b_bytes(p) : 0);
+  return whole_256(sgemm::split_k_workspace_bytes(kernel_problem(p, pad), split)) +
+         (pad.a ? whole_256(padded_a_bytes(p)) : 0) + (pad.b ? padded_b_bytes(p) : 0);
 }
 
 void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, float* C,
@@ -737,11 +771,11 @@ void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, floa
   int ldb = p.n;
   if (pad.b) {
     float* padded = static_cast<float*>(p.workspace) +
-                    sgemm::split_k_workspace_bytes(q, plan.split) / sizeof(float);
+                    whole_256(sgemm::split_k_workspace_bytes(q, plan.split)) / sizeof(float);
     if (pad.a) {
       launch_pad_copy(p.m, p.k, A, p.m, q.k, padded, stream);
       A = padded;
-      padded += padded_a_bytes(p) / sizeof(float);
+      padded += whole_256(padded_a_bytes(p)) / sizeof(float);
     }
     ldb = padded_ld(p.n);
     launch_pad_copy(p.k, p.n, B, q.k, ldb, padded, stream);

@@ -94,6 +94,41 @@ inline TilePlan plan_tiles(const Problem& p, const TileSpec& big, const TileSpec
   return small_cost < big_cost ? TilePlan{true, small_split} : TilePlan{false, big_split};
 }
 
+// Above one wave (chapter 07, "Waves"), a grid of `tiles` blocks runs in ceil(tiles / slots)
+// rounds, the last one partly idle (1536^3 in 128 x 128 tiles: 144 blocks on 132 slots, a second
+// round of 12). Cutting K into s slices makes s x tiles blocks each 1/s as long:
+// ceil(s x tiles / slots) rounds of k_slice. That pays when the rounds take less time by more
+// than the slices cost to write and to add up: 2 s x M x N floats through DRAM at `bytes_per_s`,
+// and the reduction's launch. The time of a round: `slots` blocks of 2 x block_m x block_n x
+// k_slice FLOP at the kernel's `flops_per_s` (the whole GPU). The fewest slices of the least
+// time; a slice is never shorter than min_slice_tiles K tiles. Chapter 09 asks it
+// (09_3xtf32/README.md, "Every shape").
+inline SplitK plan_split_k_rounds(const Problem& p, int64_t tiles, int slots, int block_m,
+                                  int block_n, int block_k, int min_slice_tiles, double flops_per_s,
+                                  double bytes_per_s, double launch_seconds) {
+  const int k_tiles = ceil_div(p.k, block_k);
+  auto seconds = [&](int splits, int k_slice) {
+    const int64_t rounds = (tiles * splits + slots - 1) / slots;
+    const double compute =
+        static_cast<double>(rounds) * slots * 2.0 * block_m * block_n * k_slice / flops_per_s;
+    if (splits == 1) return compute;
+    return compute + launch_seconds + 2.0 * splits * p.m * p.n * sizeof(float) / bytes_per_s;
+  };
+  SplitK best{1, p.k};
+  double best_seconds = seconds(1, p.k);
+  const int most = k_tiles / min_slice_tiles < kMaxSplits ? k_tiles / min_slice_tiles : kMaxSplits;
+  for (int s = 2; s <= most; ++s) {
+    const int k_slice = ceil_div(k_tiles, s) * block_k;
+    if (ceil_div(p.k, k_slice) != s) continue;  // the same slices as a smaller s
+    const double t = seconds(s, k_slice);
+    if (t < best_seconds) {
+      best = {s, k_slice};
+      best_seconds = t;
+    }
+  }
+  return best;
+}
+
 // Floats per slice in the workspace: M x N rounded up to a float4, so every slice starts on 16
 // bytes.
 inline int64_t split_k_slice_floats(const Problem& p) {

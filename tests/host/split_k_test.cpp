@@ -114,4 +114,31 @@ TEST(SplitK, BelowOneWaveTheLighterBusiestSm) {
   EXPECT_EQ(sgemm::plan_tiles(shape(64, 64, 1 << 20), kBig, kSmall, 132, false).split.splits, 1);
 }
 
+// Split-K for the last round (chapter 09's big tile, 128 x 128 x 32, 3 stages, one block per SM;
+// the H100's rates as 09 passes them). 1536^3: 144 blocks on 132 slots, a second round of 12;
+// four slices make five rounds of a quarter of K. 1001 x 3003 x 5008: 192 blocks, two slices fill
+// three rounds of half. 4096^3 (7.76 rounds) and 8192^3 (31.03): more slices shorten no round by
+// more than the partial sums cost. K = 256 over a 4096 x 4096 C: the partial sums cost more than
+// the K they save.
+TEST(SplitK, RoundsCutKWhereTheLastRoundIdles) {
+  const double flops = 0.87 * 66.9e12, bytes = 0.90 * 3352e9, launch = 1.9e-6;
+  auto plan = [&](int m, int n, int k) {
+    const sgemm::Problem p = shape(m, n, k);
+    const sgemm::TileSpec big{128, 128, 32, 3, 132};
+    const SplitK s = sgemm::plan_split_k_rounds(p, sgemm::tiles_of(p, big), 132, 128, 128, 32, 3,
+                                                flops, bytes, launch);
+    expect_covers(s, k);
+    if (s.splits > 1) EXPECT_EQ(s.k_slice % 32, 0);
+    return s;
+  };
+  EXPECT_EQ(plan(1536, 1536, 1536).splits, 4);
+  EXPECT_EQ(plan(1536, 1536, 1536).k_slice, 384);
+  EXPECT_EQ(plan(1001, 3003, 5008).splits, 2);
+  EXPECT_EQ(plan(4096, 4096, 4096).splits, 1);
+  EXPECT_EQ(plan(8192, 8192, 8192).splits, 1);
+  EXPECT_EQ(plan(4096, 4096, 256).splits, 1);
+  // Never a slice shorter than the pipeline: K = 64 is two K tiles.
+  EXPECT_EQ(plan(1664, 1664, 64).splits, 1);
+}
+
 }  // namespace
