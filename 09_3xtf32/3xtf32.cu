@@ -75,6 +75,11 @@
 #ifndef SGEMM_SPLIT_ROUNDS
 #define SGEMM_SPLIT_ROUNDS 1
 #endif
+// SGEMM_NARROW_TILE = 0 leaves C at most 64 columns wide to the 128-column tiles (README.md,
+// "Every shape").
+#ifndef SGEMM_NARROW_TILE
+#define SGEMM_NARROW_TILE 1
+#endif
 // SGEMM_PADDED_COPIES = 0 never copies A and B into padded rows (README.md, "Every shape").
 #ifndef SGEMM_PADDED_COPIES
 #define SGEMM_PADDED_COPIES 1
@@ -191,6 +196,10 @@ using MainTile =
 // For problems whose big tiles would leave SMs idle (README.md, "Every shape"). One block
 // per SM, as the main tile: its registers (over 128 a thread) allow no second one.
 using SmallTile = Tile<64, 128, 32, 32, 32, 3>;
+// For C at most 64 columns wide, which fills half of the other tiles' 128 columns: four warps of
+// 64 x 32, 128 threads, and 16-deep K tiles so that two blocks fit an SM (README.md, "Every
+// shape").
+using NarrowTile = Tile<128, 64, 16, 64, 32, 3>;
 
 // ---- The tensor-core side ----------------------------------------------------------------------
 // cp.async (common/cp_async.h), ldmatrix and mma.sync (common/mma_sync.h) as in chapter 08.
@@ -727,14 +736,36 @@ constexpr double kFp32PeakShare = 0.87;
 constexpr double kDramShare = 0.90;
 constexpr double kLaunchSeconds = 1.9e-6;
 
-// The plan for the problem the kernel sees (kernel_problem). Where plan_tiles keeps the big tile
-// uncut, its last round may leave most SMs idle: sgemm::plan_split_k_rounds cuts K where the
-// rounds' time falls by more than the slices cost (README.md, "Every shape").
-sgemm::TilePlan plan_for(const sgemm::Problem& q) {
+enum class Which { kMain, kSmall, kNarrow };
+struct Plan {
+  Which tile = Which::kMain;
+  sgemm::SplitK split;
+};
+
+// The plan for the problem the kernel sees (kernel_problem): chapter 08's big or small tile by
+// sgemm::plan_tiles; for C at most 64 columns wide, the narrow tile where its busiest SM has less
+// work (sgemm::plan_cost); and where the big tile stays uncut, its last round may leave most SMs
+// idle: sgemm::plan_split_k_rounds cuts K where the rounds' time falls by more than the slices
+// cost (README.md, "Every shape").
+Plan plan_for(const sgemm::Problem& q) {
   const sgemm::TileSpec big = spec_of<MainTile>(q);
-  sgemm::TilePlan plan =
-      sgemm::plan_tiles(q, big, spec_of<SmallTile>(q), sgemm::sm_count(), SGEMM_SPLIT_K);
-  if (SGEMM_SPLIT_K && SGEMM_SPLIT_ROUNDS && !plan.small_tile && plan.split.splits == 1) {
+  const int sms = sgemm::sm_count();
+  const sgemm::TilePlan two = sgemm::plan_tiles(q, big, spec_of<SmallTile>(q), sms, SGEMM_SPLIT_K);
+  Plan plan{two.small_tile ? Which::kSmall : Which::kMain, two.split};
+  if (SGEMM_NARROW_TILE && q.n <= NarrowTile::kBlockN) {
+    const sgemm::TileSpec narrow = spec_of<NarrowTile>(q);
+    const int64_t tiles = sgemm::tiles_of(q, narrow);
+    const sgemm::SplitK split =
+        SGEMM_SPLIT_K ? sgemm::plan_split_k(tiles, narrow.slots, q.k, narrow.block_k, narrow.stages)
+                      : sgemm::SplitK{1, q.k};
+    const sgemm::TileSpec& chosen = two.small_tile ? spec_of<SmallTile>(q) : big;
+    if (sgemm::plan_cost(tiles, sms, narrow.block_m, narrow.block_n, split) <
+        sgemm::plan_cost(sgemm::tiles_of(q, chosen), sms, chosen.block_m, chosen.block_n,
+                         two.split)) {
+      return Plan{Which::kNarrow, split};
+    }
+  }
+  if (SGEMM_SPLIT_K && SGEMM_SPLIT_ROUNDS && plan.tile == Which::kMain && plan.split.splits == 1) {
     plan.split = sgemm::plan_split_k_rounds(
         q, sgemm::tiles_of(q, big), big.slots, big.block_m, big.block_n, big.block_k, big.stages,
         kFp32PeakShare * device().fp32_peak_tflops * 1e12,
@@ -760,7 +791,7 @@ void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, floa
                    cudaStream_t stream) {
   Padding pad = padding_for(p);
   sgemm::Problem q = kernel_problem(p, pad);
-  sgemm::TilePlan plan = plan_for(q);
+  Plan plan = plan_for(q);
   // The harness allocates workspace_bytes(p); should it hold less, no copies and one pass over K.
   if (workspace_for(p, pad, plan.split) > p.workspace_size) {
     pad = Padding{};
@@ -781,10 +812,15 @@ void launch_3xtf32(const sgemm::Problem& p, const float* A, const float* B, floa
     launch_pad_copy(p.k, p.n, B, q.k, ldb, padded, stream);
     B = padded;
   }
-  if (plan.small_tile) {
-    launch_tile<SmallTile>(q, plan.split, A, B, ldb, C, stream);
-  } else {
-    launch_tile<MainTile>(q, plan.split, A, B, ldb, C, stream);
+  switch (plan.tile) {
+    case Which::kSmall:
+      launch_tile<SmallTile>(q, plan.split, A, B, ldb, C, stream);
+      break;
+    case Which::kNarrow:
+      launch_tile<NarrowTile>(q, plan.split, A, B, ldb, C, stream);
+      break;
+    default:
+      launch_tile<MainTile>(q, plan.split, A, B, ldb, C, stream);
   }
 }
 
@@ -795,9 +831,14 @@ size_t workspace_bytes(const sgemm::Problem& p) {
 
 // The tile the launcher takes for this problem, for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return plan_for(kernel_problem(p, padding_for(p))).small_tile
-             ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-             : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  switch (plan_for(kernel_problem(p, padding_for(p))).tile) {
+    case Which::kSmall:
+      return {SmallTile::kBlockM, SmallTile::kBlockN};
+    case Which::kNarrow:
+      return {NarrowTile::kBlockM, NarrowTile::kBlockN};
+    default:
+      return {MainTile::kBlockM, MainTile::kBlockN};
+  }
 }
 
 }  // namespace
