@@ -629,7 +629,7 @@ sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p, int ldb) {
 
 // ---- Padded copies (chapter 07's padded B, here for A and B; README.md, "Every shape") ------
 // With K % 4 != 0 or N % 4 != 0 the rows of A or B do not start on 16 bytes and their copies go
-// 4 bytes at a time, 15-31 % slower on the H100. Where it pays, the launcher first copies A into
+// 4 bytes at a time, 15-30 % slower on the H100. Where it pays, the launcher first copies A into
 // rows of padded_ld(K) floats (zeros past K) and B into padded_ld(K) rows of padded_ld(N) floats
 // (zeros past row K and column N); the kernel multiplies over padded_ld(K), the zeros adding
 // nothing, with 16-byte copies only.
@@ -638,7 +638,8 @@ int padded_ld(int x) { return (x + 3) / 4 * 4; }
 // The copies' share of the multiply's time: ridge * bytes / flops, the copies moving their bytes
 // at DRAM bandwidth and the multiply near the FP32 peak (the ridge is their ratio, FLOP per
 // byte). Padding pays where that is below what the 4-byte copies cost: kFourByteLoss, the
-// smallest loss measured (README.md, "Every shape").
+// smallest loss measured against the nearest aligned shape, 14.8 % at 8191^3 (README.md, "Every
+// shape"; docs/results/nvidia-h100-80gb-hbm3/tensor_cores/four_byte_copies_020e16e.txt).
 constexpr double kFourByteLoss = 0.15;
 constexpr size_t kMaxPaddedBytes = size_t{1} << 30;  // padded A and B together, at most
 
@@ -691,7 +692,7 @@ sgemm::Problem kernel_problem(const sgemm::Problem& p, const Padding& pad) {
   return q;
 }
 
-// dst (rows_dst x ld_dst floats) = src (rows x cols, rows of ld_src floats), zeros elsewhere.
+// dst (rows_dst x ld_dst floats) = src (rows x cols, dense), zeros elsewhere.
 // One thread per 4 floats of a row: its 4-byte reads coalesce with its neighbours', its write is
 // one float4. Rows run along y (grid-stride past 65535 rows).
 constexpr int kPadThreads = 256;
