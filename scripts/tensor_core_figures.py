@@ -26,6 +26,9 @@ source (out_of_date()).
   09_3xtf32/figures/split.png            FP32 -> TF32 big + TF32 small: which bits each keeps
   09_3xtf32/figures/promotion.png        speed and error against the promotion interval, from the
                                          measured 09_3xtf32/figures/promotion_h100.csv
+  09_3xtf32/figures/rounds.png           split-K for the last round: the launcher's model of the
+                                         time against the number of K slices for two shapes, with
+                                         the two plans measured in tensor_cores/parts_848b91d.txt
   10_wgmma/figures/wgmma.png             the wgmma kernel (SGEMM_TILE): block -> warpgroups ->
                                          wgmma row blocks, the 128-byte swizzle of the A tile,
                                          the lanes' B^T register operand
@@ -48,6 +51,8 @@ from figures import (UsageError, parse_parameters, stamp, stamped, strip_comment
 
 BANKS = 32
 PROMOTION_CSV = Path("09_3xtf32") / "figures" / "promotion_h100.csv"
+SOURCE09 = Path("09_3xtf32") / "3xtf32.cu"
+PARTS_TXT = Path("docs") / "results" / "nvidia-h100-80gb-hbm3" / "tensor_cores" / "parts_848b91d.txt"
 
 
 def tile_of(source):
@@ -184,6 +189,7 @@ def signatures(root):
                                                                   small_tile_of(source08)),
             ("09_3xtf32", "split.png"): split_signature(),
             ("09_3xtf32", "promotion.png"): table_signature(root / PROMOTION_CSV),
+            ("09_3xtf32", "rounds.png"): rounds_signature09(root),
             ("10_wgmma", "wgmma.png"): hopper_signature(hopper),
             ("10_wgmma", "pipeline.png"): pipeline_signature(hopper)}
 
@@ -975,6 +981,152 @@ def draw_split_k(plt, params, small, out):
     save_palette(plt, fig, out)
 
 
+# ---- 09's split-K for the last round (rounds.png) ---------------------------------------------
+# common/split_k.h's plan_split_k_rounds, mirrored (tests/host/split_k_test.cpp checks the C++,
+# tests/scripts/test_tensor_core_figures.py this mirror against its cases), with 09's constants
+# read from its source and the H100's FP32 peak and DRAM bandwidth as the harness computes them
+# (docs/results/nvidia-h100-80gb-hbm3/ladder.md). The shapes: one the rule helps, one it misses.
+ROUNDS_SHAPES = ((1536, 1536, 1536), (2049, 2051, 1023))
+ROUNDS_CONSTANTS = ("kFp32PeakShare", "kDramShare", "kLaunchSeconds")
+H100_FP32_PEAK = 66.91e12  # FLOP/s: 132 SMs x 128 lanes x 2 x 1980 MHz
+H100_DRAM = 3352.3e9       # bytes/s: 2619 MHz x 5120 bit x 2
+ROUNDS_SHOWN = 8           # slices drawn: 1 .. ROUNDS_SHOWN
+
+
+def plan_split_k_rounds(m, n, k, tiles, slots, block_m, block_n, block_k, min_slice_tiles,
+                        flops_per_s, bytes_per_s, launch_seconds):
+    """sgemm::plan_split_k_rounds: ((splits, k_slice), {s: (k_slice, rounds, compute seconds,
+    partial-sum seconds)} for every s it weighs)."""
+    k_tiles = ceil_div(k, block_k)
+
+    def seconds(splits, k_slice):
+        rounds = ceil_div(tiles * splits, slots)
+        compute = rounds * slots * 2.0 * block_m * block_n * k_slice / flops_per_s
+        partials = 0.0 if splits == 1 else launch_seconds + 2.0 * splits * m * n * 4 / bytes_per_s
+        return k_slice, rounds, compute, partials
+    weighed = {1: seconds(1, k)}
+    best = (1, k)
+    for s in range(2, min(k_tiles // min_slice_tiles, MAX_SPLITS) + 1):
+        k_slice = ceil_div(k_tiles, s) * block_k
+        if ceil_div(k, k_slice) != s:
+            continue
+        weighed[s] = seconds(s, k_slice)
+        if sum(weighed[s][2:]) < sum(weighed[best[0]][2:]):
+            best = (s, k_slice)
+    return best, weighed
+
+
+def rounds_constants(source):
+    """{name: value} of ROUNDS_CONSTANTS, `constexpr double kName = <number>;` in 09's source."""
+    try:
+        text = strip_comments(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: cannot read: {error}") from None
+    found = {name: float(value) for name, value in
+             re.findall(r"constexpr\s+double\s+(k\w+)\s*=\s*([0-9.eE+-]+)\s*;", text)}
+    missing = [name for name in ROUNDS_CONSTANTS if name not in found]
+    if missing:
+        raise UsageError(f"{source}: no `constexpr double` {', '.join(missing)}")
+    return {name: found[name] for name in ROUNDS_CONSTANTS}
+
+
+def measured_plans(parts):
+    """{(m, n, k): {"default": ms, "no_split_rounds": ms}} from the parts file's two sections."""
+    try:
+        text = Path(parts).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{parts}: cannot read: {error}") from None
+    times = {}
+    section = None
+    for line in text.splitlines():
+        head = re.match(r"== pairs_(\w+)", line)
+        if head:
+            section = head.group(1)
+            continue
+        row = re.match(r"09_3xtf32\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s", line)
+        if row and section in ("default", "no_split_rounds"):
+            shape = tuple(int(v) for v in row.groups()[:3])
+            times.setdefault(shape, {})[section] = float(row.group(4))
+    return times
+
+
+def rounds_signature09(root):
+    """What rounds.png is drawn from: 09's tile and constants, the shapes, the H100's figures,
+    and the measured file."""
+    tile = tile_of(root / SOURCE09)
+    consts = rounds_constants(root / SOURCE09)
+    return (tile_signature(tile) + "; " + ", ".join(f"{n} = {v:g}" for n, v in consts.items()) +
+            "; shapes " + ", ".join("x".join(map(str, s)) for s in ROUNDS_SHAPES) +
+            f"; {H100_SMS} SMs, FP32 peak {H100_FP32_PEAK:g}, DRAM {H100_DRAM:g}; " +
+            table_signature(root / PARTS_TXT))
+
+
+def kernel_k(m, n, k):
+    """The K the kernel runs: 09 pads K to a multiple of 4 where the copies pay (both shapes of
+    ROUNDS_SHAPES that are unaligned are padded; README, "Every shape")."""
+    return k if k % 4 == 0 else ceil_div(k, 4) * 4
+
+
+def draw_rounds(plt, root, out):
+    """For each of ROUNDS_SHAPES: the model's time against the number of K slices (rounds of the
+    big tile at 09's rate, then the partial sums and the reduction's launch), the slices it takes,
+    and the two plans measured (the default and variant no_split_rounds)."""
+    tile = tile_of(root / SOURCE09)
+    consts = rounds_constants(root / SOURCE09)
+    measured = measured_plans(root / PARTS_TXT)
+    flops = consts["kFp32PeakShare"] * H100_FP32_PEAK
+    bandwidth = consts["kDramShare"] * H100_DRAM
+    fig, axes = plt.subplots(1, len(ROUNDS_SHAPES), figsize=(6.2 * len(ROUNDS_SHAPES), 4.9))
+    for ax, (m, n, k) in zip(axes, ROUNDS_SHAPES):
+        kk = kernel_k(m, n, k)
+        tiles = ceil_div(m, tile["block_m"]) * ceil_div(n, tile["block_n"])
+        best, weighed = plan_split_k_rounds(m, n, kk, tiles, H100_SMS, tile["block_m"],
+                                            tile["block_n"], tile["block_k"], tile["stages"],
+                                            flops, bandwidth, consts["kLaunchSeconds"])
+        shown = [s for s in sorted(weighed) if s <= ROUNDS_SHOWN]
+        xs = range(len(shown))
+        compute = [weighed[s][2] * 1e6 for s in shown]
+        partials = [weighed[s][3] * 1e6 for s in shown]
+        ax.bar(xs, compute, color=["#0969da" if s == best[0] else "#8c959f" for s in shown],
+               label="rounds at 09's rate")
+        ax.bar(xs, partials, bottom=compute, color="#bf8700",
+               label="partial sums + the reduction's launch")
+        for x, s in zip(xs, shown):
+            ax.text(x, compute[x] + partials[x] + 2, f"{weighed[s][1]} round"
+                    f"{'s' if weighed[s][1] != 1 else ''}\nof {weighed[s][0]}", ha="center",
+                    fontsize=7)
+        times = measured.get((m, n, k), {})
+        for key, s, marker in (("no_split_rounds", 1, "s"), ("default", best[0], "o")):
+            if key in times and s in shown:
+                ax.plot([shown.index(s)], [times[key] * 1e3], marker, color="#cf222e",
+                        markersize=8, label=f"measured: {key.replace('_', ' ')}")
+        ax.set_xticks(list(xs), [str(s) for s in shown])
+        ax.set_xlabel("K slices")
+        ax.set_ylabel("microseconds")
+        top = max([c + p for c, p in zip(compute, partials)] + [t * 1e3 for t in times.values()])
+        ax.set_ylim(0, top * 1.55)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{m} x {n} x {k}" + (f", A and B padded to K = {kk}" if kk != k else "") +
+                     f":\n{tiles} tiles of {tile['block_m']} x {tile['block_n']} on {H100_SMS} "
+                     f"SMs; the model takes {best[0]} slice{'s' if best[0] != 1 else ''}",
+                     loc="left", fontsize=9.5)
+        ax.legend(fontsize=7, loc="upper center", ncol=2)
+    fig.text(0.01, 0.045,
+             "Model: common/split_k.h plan_split_k_rounds (mirrored in Python): a round is "
+             f"{H100_SMS} blocks of 2 x BM x BN x k_slice FLOP at {consts['kFp32PeakShare']:g} of "
+             "the FP32 peak; s slices add 2 s M N floats at "
+             f"{consts['kDramShare']:g} of the DRAM bandwidth and a launch of "
+             f"{consts['kLaunchSeconds'] * 1e6:g} us.\nMeasured: the time the harness reports "
+             "(the launcher's kernels, padded copies included) for the default and variant "
+             "no_split_rounds (H100, "
+             f"{PARTS_TXT.name}). At 2049 x 2051 x 1023 the model misses: it counts no fixed cost "
+             "per block.", fontsize=7.5)
+    fig.text(0.01, 0.012, "09_3xtf32 default SGEMM_TILE and constants, drawn by "
+             "scripts/tensor_core_figures.py", fontsize=7, color="#57606a")
+    fig.subplots_adjust(left=0.06, right=0.98, top=0.88, bottom=0.2, wspace=0.2)
+    save_palette(plt, fig, out)
+
+
 # (label, row, sign, exponent, mantissa bits, colour) of split.png; small starts SPLIT_SHIFT bits
 # into x's stored mantissa, below big's 10.
 SPLIT_ROWS = [("FP32 x", 0, 1, 8, 23, "#0969da"),
@@ -1093,6 +1245,7 @@ def main(argv):
             ("08_tensor_cores", "split_k.png"): lambda p: draw_split_k(plt, params08, small08, p),
             ("09_3xtf32", "split.png"): lambda p: draw_split(plt, p),
             ("09_3xtf32", "promotion.png"): lambda p: draw_promotion(plt, root / PROMOTION_CSV, p),
+            ("09_3xtf32", "rounds.png"): lambda p: draw_rounds(plt, root, p),
             ("10_wgmma", "wgmma.png"): lambda p: draw_wgmma(plt, hopper, p),
             ("10_wgmma", "pipeline.png"): lambda p: draw_pipeline(plt, hopper, p)}
     for (chapter, name), draw in jobs.items():

@@ -62,7 +62,8 @@ def with_tile(root, values):
 
 def sources(root):
     """Copies of the sources and the measured CSV the figures are drawn from, under root."""
-    for source in (SOURCE08, SOURCE10, REPO / tensor_core_figures.PROMOTION_CSV):
+    for source in (SOURCE08, SOURCE10, REPO / tensor_core_figures.PROMOTION_CSV,
+                   REPO / tensor_core_figures.SOURCE09, REPO / tensor_core_figures.PARTS_TXT):
         target = Path(root) / source.relative_to(REPO)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
@@ -240,6 +241,31 @@ class TensorCoreFiguresTest(unittest.TestCase):
         self.assertEqual(cost(2, 132, 64, 128, (132, 7968)), 130547712)
         self.assertEqual(cost(1, 132, 128, 256, plan_split_k(1, 132, 1 << 20, 16, 4)), 260571136)
         self.assertEqual(cost(128, 132, 128, 256, (1, 2048)), cost(512, 132, 64, 128, (1, 2048)))
+
+    def test_rounds_plan_mirrors_common_split_k(self):
+        # The cases of tests/host/split_k_test.cpp's RoundsCutKWhereTheLastRoundIdles, with 09's
+        # tile read from its source and its constants as 09 passes them on the H100.
+        tile = tensor_core_figures.tile_of(REPO / tensor_core_figures.SOURCE09)
+        self.assertEqual((tile["block_m"], tile["block_n"], tile["block_k"], tile["stages"]),
+                         (128, 128, 32, 3))
+        consts = tensor_core_figures.rounds_constants(REPO / tensor_core_figures.SOURCE09)
+        self.assertEqual(consts, dict(kFp32PeakShare=0.87, kDramShare=0.90, kLaunchSeconds=1.9e-6))
+
+        def plan(m, n, k):
+            tiles = -(-m // 128) * -(-n // 128)
+            return tensor_core_figures.plan_split_k_rounds(
+                m, n, k, tiles, 132, 128, 128, 32, 3, 0.87 * 66.9e12, 0.90 * 3352e9, 1.9e-6)[0]
+        self.assertEqual(plan(1536, 1536, 1536), (4, 384))
+        self.assertEqual(plan(1001, 3003, 5008)[0], 2)
+        self.assertEqual(plan(4096, 4096, 4096), (1, 4096))
+        self.assertEqual(plan(8192, 8192, 8192), (1, 8192))
+        self.assertEqual(plan(4096, 4096, 256), (1, 256))
+        self.assertEqual(plan(1664, 1664, 64), (1, 64))
+        # The figure's second shape: padded to K = 1024, two slices (the model's miss).
+        self.assertEqual(tensor_core_figures.kernel_k(2049, 2051, 1023), 1024)
+        self.assertEqual(plan(2049, 2051, 1024), (2, 512))
+        times = tensor_core_figures.measured_plans(REPO / tensor_core_figures.PARTS_TXT)
+        self.assertEqual(sorted(times[(1536, 1536, 1536)]), ["default", "no_split_rounds"])
 
     def test_committed_figures_match_their_sources(self):
         # Fails when a tile, 10's tile or switches, the promotion CSV, the fragment layout, the
