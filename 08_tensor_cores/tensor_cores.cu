@@ -283,9 +283,10 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const floa
 }
 
 // kAlignedK: K % 4 == 0 (rows of A start on 16 bytes); kAlignedN: N % 4 == 0 (rows of B and C).
-// Split-K (chapter 07, common/split_k.h): block z covers k in [z * k_slice, min(k, (z + 1) *
-// k_slice)) and writes C + z * c_slice; A keeps its leading dimension k. Without split-K,
-// gridDim.z = 1 and k_slice = k.
+// B's rows are ldb floats apart: N here, always (common/split_k.h's kernel signature has ldb for
+// chapter 09, whose launcher may pass a padded copy of B). Split-K (chapter 07, common/split_k.h):
+// block z covers k in [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice; A keeps
+// its leading dimension k. Without split-K, gridDim.z = 1 and k_slice = k.
 template <class T, bool kAlignedK, bool kAlignedN>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_tensor_cores(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,

@@ -751,7 +751,8 @@ struct Plan {
 Plan plan_for(const sgemm::Problem& q) {
   const sgemm::TileSpec big = spec_of<MainTile>(q);
   const int sms = sgemm::sm_count();
-  const sgemm::TilePlan two = sgemm::plan_tiles(q, big, spec_of<SmallTile>(q), sms, SGEMM_SPLIT_K);
+  const sgemm::TileSpec small = spec_of<SmallTile>(q);
+  const sgemm::TilePlan two = sgemm::plan_tiles(q, big, small, sms, SGEMM_SPLIT_K);
   Plan plan{two.small_tile ? Which::kSmall : Which::kMain, two.split};
   if (SGEMM_NARROW_TILE && q.n <= NarrowTile::kBlockN) {
     const sgemm::TileSpec narrow = spec_of<NarrowTile>(q);
@@ -759,7 +760,7 @@ Plan plan_for(const sgemm::Problem& q) {
     const sgemm::SplitK split =
         SGEMM_SPLIT_K ? sgemm::plan_split_k(tiles, narrow.slots, q.k, narrow.block_k, narrow.stages)
                       : sgemm::SplitK{1, q.k};
-    const sgemm::TileSpec& chosen = two.small_tile ? spec_of<SmallTile>(q) : big;
+    const sgemm::TileSpec& chosen = two.small_tile ? small : big;
     if (sgemm::plan_cost(tiles, sms, narrow.block_m, narrow.block_n, split) <
         sgemm::plan_cost(sgemm::tiles_of(q, chosen), sms, chosen.block_m, chosen.block_n,
                          two.split)) {

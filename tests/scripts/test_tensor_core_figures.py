@@ -249,7 +249,8 @@ class TensorCoreFiguresTest(unittest.TestCase):
         self.assertEqual((tile["block_m"], tile["block_n"], tile["block_k"], tile["stages"]),
                          (128, 128, 32, 3))
         consts = tensor_core_figures.rounds_constants(REPO / tensor_core_figures.SOURCE09)
-        self.assertEqual(consts, dict(kFp32PeakShare=0.87, kDramShare=0.90, kLaunchSeconds=1.9e-6))
+        self.assertEqual(consts, dict(kFp32PeakShare=0.87, kDramShare=0.90, kLaunchSeconds=1.9e-6,
+                                      kFourByteLoss=0.15))
 
         def plan(m, n, k):
             tiles = -(-m // 128) * -(-n // 128)
@@ -262,7 +263,10 @@ class TensorCoreFiguresTest(unittest.TestCase):
         self.assertEqual(plan(4096, 4096, 256), (1, 256))
         self.assertEqual(plan(1664, 1664, 64), (1, 64))
         # The figure's second shape: padded to K = 1024, two slices (the model's miss).
-        self.assertEqual(tensor_core_figures.kernel_k(2049, 2051, 1023), 1024)
+        # 09's padding rule: 2049 x 2051 x 1023 is copied (K -> 1024), 777 x 333 x 16383 is not
+        # (its copies would cost a third of the multiply).
+        self.assertEqual(tensor_core_figures.kernel_k(2049, 2051, 1023, 0.15), 1024)
+        self.assertEqual(tensor_core_figures.kernel_k(777, 333, 16383, 0.15), 16383)
         self.assertEqual(plan(2049, 2051, 1024), (2, 512))
         times = tensor_core_figures.measured_plans(REPO / tensor_core_figures.PARTS_TXT)
         self.assertEqual(sorted(times[(1536, 1536, 1536)]), ["default", "no_split_rounds"])
