@@ -1033,6 +1033,29 @@ def heldout_rows(values):
     return rows
 
 
+
+class Heldout3SuiteTest(Heldout2SuiteTest):
+    """The third draw: the same distribution with the next seed, none of the first two draws'
+    shapes."""
+
+    suite = shapes.HELDOUT3_SUITE
+
+    def test_the_generator_reproduces_the_committed_list(self):
+        seen = list(shapes.HELDOUT_SUITE) + list(shapes.HELDOUT2_SUITE)
+        self.assertEqual(shapes.HELDOUT3_SEED, 21)
+        self.assertEqual(shapes.heldout_suite(21, seen), self.suite)
+        source = (SCRIPTS / "shapes.py").read_text()
+        start = source.index("\nHELDOUT3_SUITE = [\n") + 1
+        self.assertEqual(source[start:source.index("\n]\n", start) + 2],
+                         shapes.heldout_literal(21, seen, "HELDOUT3_SUITE"))
+        self.assertIs(shapes.SUITES["heldout3"], self.suite)
+        self.assertEqual(set(s[:3] for s in self.suite) & set(s[:3] for s in seen), set())
+
+    def test_another_seed_draws_another_list_with_the_same_groups(self):
+        other = shapes.heldout_suite(22, list(shapes.HELDOUT_SUITE) + list(shapes.HELDOUT2_SUITE))
+        self.assertNotEqual(other, self.suite)
+        self.assertEqual([s[3] for s in other], [s[3] for s in self.suite])
+
 class HeldoutFloorsTest(unittest.TestCase):
     """Issue 19's floors for 07 on the held-out suite's second draw: the same numbers as issue 10's; 07 equal
     to 06 at 4096^3 and 8192^3 only on a suite that holds them (the 07 suite)."""
