@@ -18,7 +18,10 @@
 //    even and 4 bytes otherwise, with neighbouring threads on neighbouring addresses (chapter 06
 //    made each thread copy four scattered floats). When N is odd and the model says it pays, B is
 //    first copied once into a workspace whose rows are padded to a multiple of 4 floats, so the
-//    kernel copies B 16 bytes at a time again (C keeps its rows and is written 4 bytes at a time).
+//    kernel copies B 16 bytes at a time again (C keeps its rows and is written 4 bytes at a time);
+//  - thin problems (M <= 16 or N <= 16) are memory bound and get no tile: two kernels stream the
+//    large operand once (the few-columns one through chapter 06's cp.async pipeline), with K cut
+//    into slices until the GPU is full.
 // Limits: FP32 CUDA cores only (no tensor cores); cp.async needs sm_80 or newer.
 // Example: build/bin/07_any_shape --m 8192 --n 128 --k 8192
 
@@ -28,6 +31,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -509,10 +513,34 @@ __global__ void __launch_bounds__(kPadThreads)
 // SM some of it, and reduce_split_k_slices adds them in a fixed order.
 constexpr int kThinThreads = 128;  // 4 warps
 constexpr int kThinWarps = kThinThreads / 32;
-constexpr int kThinCols = 128;    // few rows: columns of C per block (4 per lane)
-constexpr int kThinChunk = 256;   // few rows: k of A's rows in shared memory at a time
-constexpr int kThinRows = 32;     // few columns: rows of C per block (8 per warp)
-constexpr int kThinChunkB = 512;  // few columns: k of B in shared memory at a time
+constexpr int kThinCols = 128;      // few rows: columns of C per block (4 per lane)
+constexpr int kThinChunk = 256;     // few rows: k of A's rows in shared memory at a time
+constexpr int kThinRows = 32;       // few columns: rows of C per block (8 per warp)
+constexpr int kFewColsChunk = 128;  // few columns: k per pipeline stage (a float4 of a row a lane)
+// Few columns: chunks of A in shared memory. By Little's law an SM keeps its share of the DRAM
+// bandwidth busy (3352 GB/s / 132 = 25 KB per microsecond) with 25 KB in flight per microsecond of
+// latency; kFewColsStages - 1 chunks of 16 KB in flight per block, two blocks on an SM at least
+// (R = 16), make 64 KB with three stages and 96 KB with four. Four ran 1 % faster than three and
+// 2 % faster than two on the few-column shapes they were measured on (geometric means; README.md,
+// "Thin problems"; variants few_cols_3stages and few_cols_2stages).
+#ifndef SGEMM_FEW_COLS_STAGES
+#define SGEMM_FEW_COLS_STAGES 4
+#endif
+constexpr int kFewColsStages = SGEMM_FEW_COLS_STAGES;
+// 0: the few-columns plan may cut K into slices shorter than its pipeline (thin_plan()).
+#ifndef SGEMM_FEW_COLS_MIN_SLICE
+#define SGEMM_FEW_COLS_MIN_SLICE 1
+#endif
+static_assert(kFewColsStages >= 2, "a pipeline needs at least two stages");
+// sB[j][k] rows of 128 + 4 floats: float4-aligned, and the 4-byte copies of consecutive elements
+// (k and column j both moving) land in different banks.
+constexpr int kFewColsStrideB = kFewColsChunk + 4;
+__host__ __device__ constexpr int few_cols_stage_floats(int cols) {
+  return kThinRows * kFewColsChunk + cols * kFewColsStrideB;
+}
+constexpr int few_cols_smem_bytes(int cols) {
+  return kFewColsStages * few_cols_stage_floats(cols) * static_cast<int>(sizeof(float));
+}
 
 // Few rows (m <= kRows): block (x, z) computes columns [128 x, 128 x + 128) of C over K slice z.
 // Lane l of every warp owns four columns (4l .. 4l + 3 with float4 loads when N % 4 == 0, else
@@ -611,81 +639,183 @@ __global__ void __launch_bounds__(kThinThreads)
   }
 }
 
-// Few columns (n <= kCols): block (x, z) computes rows [32 x, 32 x + 32) of C over K slice z. B's
-// slice comes through shared memory a chunk at a time, transposed (sB[j][k]: the lanes read
-// consecutive k, no bank conflicts); warp w owns rows 8w .. 8w + 7 of the block, its lanes take
-// consecutive float4s of each row (K % 4 == 0, else consecutive floats), eight rows of A in flight
-// per lane, and the 32 lanes' sums of each element meet by shuffles in a fixed order.
+// One step of a warp's butterfly reduce-scatter (sgemm_few_cols' epilogue): the lanes with bit
+// kOffset set keep the upper kHalf of v[0 .. 2 kHalf), the others the lower, and each adds the
+// half its partner kOffset lanes away kept: afterwards v[0 .. kHalf) holds pair sums.
+template <int kOffset, int kHalf, int kValues>
+__device__ __forceinline__ void halve_sums(float (&v)[kValues], int lane) {
+  const bool upper = lane & kOffset;
+#pragma unroll
+  for (int i = 0; i < kHalf; ++i) {
+    const float sent = __shfl_xor_sync(0xffffffffu, upper ? v[i] : v[i + kHalf], kOffset);
+    v[i] = (upper ? v[i + kHalf] : v[i]) + sent;
+  }
+}
+
+// Few columns (n <= kCols): block (x, z) computes rows [32 x, 32 x + 32) of C over K slice z.
+// A, the operand to stream, goes through chapter 06's cp.async pipeline: the slice in chunks of
+// 128 k (16 KB of A: 32 rows, one float4 per lane), kFewColsStages chunks in shared memory, so
+// the bytes in flight are set by the pipeline, not by the registers a lane can hold (README.md,
+// "Thin problems"). B's chunk (128 rows of n floats, consecutive in memory) comes with it,
+// transposed into sB[j][k] so that lane l reads k = 4l .. 4l + 3 of column j as one float4. Warp w
+// owns rows 8w .. 8w + 7 of the block, lane l their k = 4l .. 4l + 3 of every chunk, and the 32
+// lanes' sums of each element meet by shuffles, always in the same order.
 template <int kCols, bool kVec4>
 __global__ void __launch_bounds__(kThinThreads)
     sgemm_few_cols(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                    const float* __restrict__ B, float beta, float* __restrict__ C,
                    int64_t c_slice) {
   constexpr int kRowsPerWarp = kThinRows / kThinWarps;
-  constexpr int kStep = kVec4 ? 4 : 1;  // k per lane and load
-  __shared__ __align__(16) float sB[kCols][kThinChunkB];
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int row0 = blockIdx.x * kThinRows + warp * kRowsPerWarp;
+  constexpr int kStageA = kThinRows * kFewColsChunk;
+  constexpr int kStageFloats = few_cols_stage_floats(kCols);
+  extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for LDS.128 and cp.async
+  float* const smem = reinterpret_cast<float*>(smem_raw);
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int row0 = blockIdx.x * kThinRows;
   const int k_begin = blockIdx.z * k_slice;
-  const int k_end = k - k_begin < k_slice ? k : k_begin + k_slice;
-  float acc[kRowsPerWarp][kCols] = {};
-  for (int k0 = k_begin; k0 < k_end; k0 += kThinChunkB) {
-    const int len = k_end - k0 < kThinChunkB ? k_end - k0 : kThinChunkB;
-    __syncthreads();  // the last chunk's reads of sB are done
-    // Consecutive threads, consecutive k of one column: conflict-free stores; the loads come
-    // from the few cache lines of B's rows, kept in L1.
-    for (int i = threadIdx.x; i < kCols * kThinChunkB; i += kThinThreads) {
-      const int j = i / kThinChunkB;
-      const int kk = i % kThinChunkB;
-      sB[j][kk] = kk < len && j < n ? B[static_cast<int64_t>(k0 + kk) * n + j] : 0.0f;
+  const int k_len = min(k_slice, k - k_begin);  // a multiple of 4 when kVec4 (k and k_slice are)
+  const int chunks = ceil_div(k_len, kFewColsChunk);
+  A += k_begin;
+  B += static_cast<int64_t>(k_begin) * n;
+
+  // Columns n .. kCols - 1 of sB are never copied: zeros, once, so that their sums (never
+  // stored) stay finite. Nothing else in shared memory is written before the first barrier.
+  for (int i = tid; i < kFewColsStages * (kCols - n) * kFewColsStrideB; i += kThinThreads) {
+    const int stage = i / ((kCols - n) * kFewColsStrideB);
+    const int rest = i % ((kCols - n) * kFewColsStrideB);
+    smem[stage * kStageFloats + kStageA + n * kFewColsStrideB + rest] = 0.0f;
+  }
+  // Element e = tid + 128 i of a chunk of B (i < n: n copies a thread) is row e / n, column
+  // e % n; both step by 128 / n and 128 % n from one copy to the next, so no division is needed
+  // per copy.
+  const int b_step_k = kThinThreads / n;
+  const int b_step_j = kThinThreads % n;
+  const int b_k0 = tid / n;
+  const int b_j0 = tid % n;
+
+  // Copies chunk c of the slice into stage s. Rows past M are zero-filled (src-size 0) from row
+  // M - 1; with kPartial (the slice's last chunk, when it is shorter than 128 k) positions past
+  // the slice are zero-filled too, from the matrix's first element. Every other chunk tests
+  // nothing per copy.
+  auto issue = [&](int c, int s, auto partial) {
+    constexpr bool kPartial = decltype(partial)::value;
+    float* const sA = smem + s * kStageFloats;
+    float* const sB = sA + kStageA;
+    const int kc = c * kFewColsChunk;
+    if constexpr (kVec4) {
+      // 32 rows x 32 float4s, eight a thread: a warp copies one row's 512 bytes.
+      const int q = tid % 32;
+      const bool k_ok = !kPartial || kc + 4 * q < k_len;  // a float4 is wholly in or out
+#pragma unroll
+      for (int i = 0; i < kThinRows / kThinWarps; ++i) {
+        const int r = tid / 32 + kThinWarps * i;
+        const bool ok = k_ok && row0 + r < m;
+        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + 4 * q;
+        copy_async<4>(sA + r * kFewColsChunk + 4 * q, kPartial && !k_ok ? A : src, ok);
+      }
+    } else {
+      // K % 4 != 0: rows of A start anywhere, so one float a copy; thread t takes k = t of each
+      // of the 32 rows (a warp reads 128 consecutive bytes of a row).
+      const bool k_ok = !kPartial || kc + tid < k_len;
+#pragma unroll 8
+      for (int r = 0; r < kThinRows; ++r) {
+        const bool ok = k_ok && row0 + r < m;
+        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + tid;
+        copy_async<1>(sA + r * kFewColsChunk + tid, kPartial && !k_ok ? A : src, ok);
+      }
     }
+    const float* b_src = B + static_cast<int64_t>(kc) * n + tid;
+    int kk = b_k0, j = b_j0;
+    for (int i = 0; i < n; ++i) {
+      const bool ok = !kPartial || kc + kk < k_len;
+      copy_async<1>(sB + j * kFewColsStrideB + kk, ok ? b_src : B, ok);
+      b_src += kThinThreads;
+      kk += b_step_k;
+      j += b_step_j;
+      if (j >= n) {
+        j -= n;
+        ++kk;
+      }
+    }
+  };
+  const bool last_partial = k_len % kFewColsChunk != 0;
+  auto issue_chunk = [&](int c, int s) {
+    if (last_partial && c == chunks - 1) {
+      issue(c, s, std::true_type{});
+    } else {
+      issue(c, s, std::false_type{});
+    }
+  };
+
+  // Chapter 06's pipeline: every iteration commits exactly one group (empty past the last
+  // chunk), so "chunk c has landed" is "at most kFewColsStages - 2 groups pending".
+#pragma unroll
+  for (int s = 0; s < kFewColsStages - 1; ++s) {
+    if (s < chunks) issue_chunk(s, s);
+    copy_commit();
+  }
+  float acc[kRowsPerWarp][kCols] = {};
+  for (int c = 0; c < chunks; ++c) {
+    copy_wait<kFewColsStages - 2>();
+    // Chunk c has landed for every thread, and every warp is done with chunk c - 1, whose stage
+    // the copies below refill.
     __syncthreads();
-    // len is a multiple of 4 with kVec4 (k, k_slice and the chunk are), and so is k0.
-    for (int kk = kStep * lane; kk < len; kk += 32 * kStep) {
-      float x[kRowsPerWarp][kStep];
+    const int next = c + kFewColsStages - 1;
+    if (next < chunks) issue_chunk(next, next % kFewColsStages);
+    copy_commit();
+    const float* const sA = smem + (c % kFewColsStages) * kStageFloats;
+    const float* const sB = sA + kStageA;
+    float x[kRowsPerWarp][4];
+#pragma unroll
+    for (int r = 0; r < kRowsPerWarp; ++r) {
+      const float4 v = *reinterpret_cast<const float4*>(
+          sA + (warp * kRowsPerWarp + r) * kFewColsChunk + 4 * lane);
+      x[r][0] = v.x;
+      x[r][1] = v.y;
+      x[r][2] = v.z;
+      x[r][3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) {
+      const float4 b = *reinterpret_cast<const float4*>(sB + j * kFewColsStrideB + 4 * lane);
 #pragma unroll
       for (int r = 0; r < kRowsPerWarp; ++r) {
-        const float* a = A + static_cast<int64_t>(row0 + r) * k + k0 + kk;
-        if constexpr (kVec4) {
-          const float4 q = row0 + r < m ? *reinterpret_cast<const float4*>(a)
-                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-          x[r][0] = q.x;
-          x[r][1] = q.y;
-          x[r][2] = q.z;
-          x[r][3] = q.w;
-        } else {
-          x[r][0] = row0 + r < m ? a[0] : 0.0f;
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < kCols; ++j) {
-        float b[kStep];
-#pragma unroll
-        for (int e = 0; e < kStep; ++e) b[e] = sB[j][kk + e];
-#pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) {
-#pragma unroll
-          for (int e = 0; e < kStep; ++e) acc[r][j] = fmaf(x[r][e], b[e], acc[r][j]);
-        }
+        acc[r][j] = fmaf(x[r][0], b.x, acc[r][j]);
+        acc[r][j] = fmaf(x[r][1], b.y, acc[r][j]);
+        acc[r][j] = fmaf(x[r][2], b.z, acc[r][j]);
+        acc[r][j] = fmaf(x[r][3], b.w, acc[r][j]);
       }
     }
   }
-  float* const out = C + blockIdx.z * c_slice;
+  // The 32 lanes' sums, by halves (a butterfly reduce-scatter): at each of five steps a lane
+  // keeps half of its values, sends the other half to the lane `offset` away and adds what that
+  // lane sends back, so the warp's kRowsPerWarp x kCols sums take 31 / 32 of a shuffle each
+  // instead of five. Lane l ends with values l * kPerLane .. + kPerLane - 1: row l / 4 of the
+  // warp, columns (l % 4) * kPerLane .. + kPerLane - 1. Always in the same order: C is the same
+  // from run to run.
+  constexpr int kValues = kRowsPerWarp * kCols;
+  constexpr int kPerLane = kValues / 32;
+  static_assert(kRowsPerWarp == 8 && kCols % 4 == 0, "row l / 4, a quarter of its columns a lane");
+  float v[kValues];
 #pragma unroll
   for (int r = 0; r < kRowsPerWarp; ++r) {
-    if (row0 + r >= m) break;
-    float mine = 0.0f;  // lane j keeps column j's sum
 #pragma unroll
-    for (int j = 0; j < kCols; ++j) {
-      float v = acc[r][j];
+    for (int j = 0; j < kCols; ++j) v[r * kCols + j] = acc[r][j];
+  }
+  halve_sums<16, kValues / 2>(v, lane);
+  halve_sums<8, kValues / 4>(v, lane);
+  halve_sums<4, kValues / 8>(v, lane);
+  halve_sums<2, kValues / 16>(v, lane);
+  halve_sums<1, kValues / 32>(v, lane);
+  const int row = row0 + warp * kRowsPerWarp + lane / 4;
+  if (row < m) {
+    float* const out = C + blockIdx.z * c_slice + static_cast<int64_t>(row) * n;
 #pragma unroll
-      for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-      if (lane == j) mine = v;
-    }
-    if (lane < n && lane < kCols) {
-      float* c = out + static_cast<int64_t>(row0 + r) * n + lane;
-      *c = beta != 0.0f ? alpha * mine + beta * *c : alpha * mine;
+    for (int i = 0; i < kPerLane; ++i) {
+      const int col = (lane % 4) * kPerLane + i;
+      if (col < n) out[col] = beta != 0.0f ? alpha * v[i] + beta * out[col] : alpha * v[i];
     }
   }
 }
@@ -804,6 +934,18 @@ int prepare_tile() {
   return blocks > 0 ? blocks : 1;
 }
 
+// The few-columns kernels' pipeline may take more than the 48 KB of shared memory a kernel gets
+// without asking.
+template <int kCols>
+void allow_few_cols_smem() {
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_few_cols<kCols, true>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  few_cols_smem_bytes(kCols)));
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_few_cols<kCols, false>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  few_cols_smem_bytes(kCols)));
+}
+
 // Read once, on the device the harness selected (the launcher is first called after that).
 const Device& device() {
   static const Device d = [] {
@@ -835,11 +977,16 @@ const Device& device() {
                                       {reinterpret_cast<const void*>(sgemm_few_cols<4, true>),
                                        reinterpret_cast<const void*>(sgemm_few_cols<8, true>),
                                        reinterpret_cast<const void*>(sgemm_few_cols<16, true>)}};
+    const int thin_cols[3] = {4, 8, 16};
+    allow_few_cols_smem<4>();
+    allow_few_cols_smem<8>();
+    allow_few_cols_smem<16>();
     for (int kind = 0; kind < 2; ++kind) {
       for (int side = 0; side < 3; ++side) {
         int& blocks = d.thin_blocks_per_sm[kind][side];
+        const int smem = kind == 0 ? 0 : few_cols_smem_bytes(thin_cols[side]);
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thin_kernels[kind][side],
-                                                                 kThinThreads, 0));
+                                                                 kThinThreads, smem));
         blocks = std::max(blocks, 1);
       }
     }
@@ -967,6 +1114,12 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
     const int splits = ceil_div(p.k, k_slice);
     if (splits == last_splits) continue;
     last_splits = splits;
+    // Few columns: a slice shorter than the pipeline (kFewColsStages chunks) never fills it, and
+    // each block pays the copies' latency before its first FMA; the slots model does not see it.
+    if (SGEMM_FEW_COLS_MIN_SLICE && best.thin == 2 && splits > 1 &&
+        k_slice < kFewColsStages * kFewColsChunk) {
+      break;
+    }
     if (splits > 1 && (!SGEMM_SPLIT_K || workspace_for(p, splits, false) > kMaxWorkspaceBytes ||
                        workspace_for(p, splits, false) > workspace_available)) {
       break;
@@ -1094,8 +1247,8 @@ void launch_thin_of(const sgemm::Problem& p, const Plan& plan, const float* A, c
   } else {
     const dim3 grid(ceil_div(p.m, kThinRows), 1, plan.splits);
     auto* kernel = p.k % 4 == 0 ? &sgemm_few_cols<kThin, true> : &sgemm_few_cols<kThin, false>;
-    kernel<<<grid, kThinThreads, 0, stream>>>(p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out,
-                                              stride);
+    kernel<<<grid, kThinThreads, few_cols_smem_bytes(kThin), stream>>>(
+        p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out, stride);
   }
 }
 
