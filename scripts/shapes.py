@@ -43,10 +43,12 @@ no multiple of the tile, transformer layers of published models, decode steps of
 and wide skinny, long K with a small C; the source of each shape is written beside it), heldout
 (HELDOUT_SUITE, issue 19's first held-out draw for chapter 07: 59 shapes drawn with a fixed seed
 from a distribution of realistic shapes written down above it; watched while 07's thin kernels
-were written, so fitting data since) or heldout2 (HELDOUT2_SUITE, the second draw from the same
-distribution with the next seed, none of the first draw's shapes; see heldout_suite()). Floors
+were written, so fitting data since), heldout2 (HELDOUT2_SUITE, the second draw from the same
+distribution with the next seed, none of the first draw's shapes; watched while 07's few-columns
+kernel was rewritten, so fitting data too) or heldout3 (HELDOUT3_SUITE, the third draw, none of
+the first two draws' shapes; see heldout_suite()). Floors
 belong to a suite and are evaluated only on it: issue 18's, for 13 and 14, on the hopper suite;
-chapter 07's on the 07 suite (issue 10) and on the second held-out draw (issue 19, the same
+chapter 07's on the 07 suite (issue 10) and on the third held-out draw (issue 19, the same
 numbers; 07 equal to 06 at 4096^3 and 8192^3 only where the suite holds those shapes, the 07
 suite). The results of another suite than 07 carry the suite's name, so they never
 overwrite the 07 suite's: shapes_<suite> for 06 and 07, shapes_<suite>_<NN>_<NN> with --chapters.
@@ -80,7 +82,7 @@ examples:
   python3 scripts/shapes.py --chapters 08 09 --extra          # issue 16: shapes_08_09.*
   python3 scripts/shapes.py --chapters 09 --shapes "8,4096,4096;4096,4096,4096"
   python3 scripts/shapes.py --chapters 12 13 14 --suite hopper  # issue 18: shapes_hopper_12_13_14.*
-  python3 scripts/shapes.py --suite heldout2 --check-floors   # issue 19: shapes_heldout2.*
+  python3 scripts/shapes.py --suite heldout3 --check-floors   # issue 19: shapes_heldout3.*
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
             --check-floors, a floor of chapter 07, or with --chapters one of
@@ -112,8 +114,8 @@ SUITE = [
 ]
 
 # Chapter 07's floors: % of cuBLAS by size, the geometric mean, and 07 against 06. Issue 10 set
-# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT2_SUITE, its second
-# draw), whose figures alone then count (CHAPTER_FLOORS holds both; floors() checks them in the default run).
+# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT3_SUITE, its third
+# draw; the first two are watched), whose figures alone then count (CHAPTER_FLOORS holds both; floors() checks them in the default run).
 BIG_MACS = 2 ** 30
 FLOOR_BIG, FLOOR_SMALL, FLOOR_GEOMEAN, FLOOR_VS_06 = 90.0, 75.0, 97.0, 0.98
 # "07 equal to 06 at 4096^3 and 8192^3" (both issues) is a floor of the suites that hold those
@@ -622,7 +624,7 @@ SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE, HELDOUT: HELDOUT_SUITE,
           HELDOUT2: HELDOUT2_SUITE, HELDOUT3: HELDOUT3_SUITE}
 SUITE_TITLES = {"hopper": "Hopper suite, issue 18",
                 HELDOUT: "Held-out suite, issue 19, first draw (watched: fitting data since)",
-                HELDOUT2: "Held-out suite, issue 19, second draw",
+                HELDOUT2: "Held-out suite, issue 19, second draw (watched: fitting data since)",
                 HELDOUT3: "Held-out suite, issue 19, third draw"}
 
 
@@ -648,7 +650,7 @@ class Floors(NamedTuple):
 # shapes and 1.5x in geometric mean (the issue sets no floor on its smaller shapes).
 CHAPTER_FLOORS = {
     "07_any_shape": (Floors(FLOOR_BIG, FLOOR_SMALL, 10, geomean=FLOOR_GEOMEAN),
-                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT2)),
+                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT3)),
     "08_tensor_cores": (Floors(40.0, 25.0, 16),),
     "09_3xtf32": (Floors(100.0, 25.0, 16),),
     "13_persistent_clusters": (Floors(85.0, 60.0, 18, suite="hopper"),),
@@ -735,8 +737,8 @@ def parse_args(argv):
                              f"(issue 18's, {len(HOPPER_SUITE)} shapes), heldout (issue 19's "
                              f"first held-out draw for 07, {len(HELDOUT_SUITE)} shapes, fitting "
                              f"data since), heldout2 (its second draw, {len(HELDOUT2_SUITE)} "
-                             "shapes, where 07's floors are judged) or heldout3 (its third draw, "
-                             f"{len(HELDOUT3_SUITE)} shapes); another "
+                             "shapes, watched as well) or heldout3 (its third draw, "
+                             f"{len(HELDOUT3_SUITE)} shapes, where 07's floors are judged); another "
                              "suite than 07 writes shapes_<suite>.* (06 and 07) or "
                              "shapes_<suite>_<NN>_<NN>.* (--chapters)")
     parser.add_argument("--shapes", type=parse_shapes, action="append", metavar="M,N,K[;M,N,K]",
