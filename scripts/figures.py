@@ -16,6 +16,8 @@ Figures (PNG, into <chapter>/figures/, or <out>/<chapter>/ with --out):
   05  banks.png         the banks a warp's LDS.128 fragment reads touch, 04 against 05
       hierarchy.png     block -> warp -> thread with the default tile's numbers
   06  pipeline.png      which tile each shared-memory stage holds, iteration by iteration
+  07  few_columns.png   the few-columns kernel: its pipeline of chunks, what a lane reads, and
+                        the butterfly that adds the lanes' sums
 """
 
 import argparse
@@ -156,6 +158,8 @@ REQUIRED = {
     "05_bank_conflict": ["block_m", "block_n", "block_k", "warp_m", "warp_n", "thread_m",
                          "thread_n"],
     "06_double_buffer": ["block_m", "block_n", "block_k", "stages"],
+    "07_any_shape": ["kThinRows", "kThinThreads", "kFewColsChunk", "SGEMM_FEW_COLS_STAGES",
+                     "kThinMax"],
 }
 
 
@@ -766,16 +770,12 @@ def figure_hierarchy(plt, root, chapter, out, colours):
     return out_path, used
 
 
-# ---- 06: the pipeline --------------------------------------------------------------------
+# ---- 06 and 07: a cp.async pipeline ---------------------------------------------------------
 
-def figure_pipeline(plt, root, chapter, out, colours):
-    (bm, bn, bk, stages), params, path = parameters(root, chapter)
-    names = REQUIRED[chapter]
-    if stages < 2:
-        raise UsageError(f"{path}: stages = {stages}: a pipeline needs at least 2")
-    tiles = 2 * stages + 1  # enough iterations to show the steady state and the tail
-    fig, (ax, ax_n) = plt.subplots(2, 1, figsize=(11.5, 2.9 + 0.55 * stages), sharex=True,
-                                   gridspec_kw=dict(height_ratios=[stages, 1.3]))
+def draw_pipeline(plt, ax, ax_n, stages, tiles, colours):
+    """Which tile (or chunk) each shared-memory stage holds, iteration by iteration: tile j is
+    copied into stage j % stages, issued stages - 1 iterations before it is computed; below it,
+    the cp.async groups one thread has in flight."""
     issue = {j: -0.9 + 0.25 * j if j < stages - 1 else j - stages + 1 for j in range(tiles)}
     for j in range(tiles):
         s, c = j % stages, colours[j % len(colours)]
@@ -791,9 +791,6 @@ def figure_pipeline(plt, root, chapter, out, colours):
         ax.axvline(t - 0.06, color="#57606a", linewidth=0.8, linestyle=":")
     ax.set_ylim(stages, 0)
     ax.set_yticks([s + 0.5 for s in range(stages)], [f"stage {s}" for s in range(stages)])
-    ax.set_title(f"Double buffering, BM x BN x BK = {bm} x {bn} x {bk}, {stages} stages "
-                 f"({stages} x {(bk * (bm + 4) + bk * bn) * 4 / 1024:.1f} KB of shared memory): "
-                 f"K = {tiles} x BK = {tiles * bk}", loc="left", fontsize=10, fontweight="bold")
     ax.grid(False)
     # cp.async groups pending per thread: the prologue commits kStages - 1 groups; the wait
     # before the loop and the one that ends every iteration but the last leave kStages - 2;
@@ -820,6 +817,20 @@ def figure_pipeline(plt, root, chapter, out, colours):
                     ["prologue"] + [f"iteration {t}" for t in range(tiles)], fontsize=7.5)
     ax_n.grid(axis="x", visible=False)
     ax.set_xlim(-1.05, tiles + 0.05)
+
+
+def figure_pipeline(plt, root, chapter, out, colours):
+    (bm, bn, bk, stages), params, path = parameters(root, chapter)
+    names = REQUIRED[chapter]
+    if stages < 2:
+        raise UsageError(f"{path}: stages = {stages}: a pipeline needs at least 2")
+    tiles = 2 * stages + 1  # enough iterations to show the steady state and the tail
+    fig, (ax, ax_n) = plt.subplots(2, 1, figsize=(11.5, 2.9 + 0.55 * stages), sharex=True,
+                                   gridspec_kw=dict(height_ratios=[stages, 1.3]))
+    draw_pipeline(plt, ax, ax_n, stages, tiles, colours)
+    ax.set_title(f"Double buffering, BM x BN x BK = {bm} x {bn} x {bk}, {stages} stages "
+                 f"({stages} x {(bk * (bm + 4) + bk * bn) * 4 / 1024:.1f} KB of shared memory): "
+                 f"K = {tiles} x BK = {tiles * bk}", loc="left", fontsize=10, fontweight="bold")
     fig.text(0.01, 0.075, f"Tile j is copied into stage j % {stages} with cp.async, issued "
              f"{stages - 1} iteration{'s' if stages > 2 else ''} before tile j is computed, while "
              "the block computes an earlier tile (hatched: in flight; it may land any time before "
@@ -831,6 +842,93 @@ def figure_pipeline(plt, root, chapter, out, colours):
     used = tile_text(params, names)
     out_path = out / "pipeline.png"
     save(fig, out_path, f"{chapter}: SGEMM_TILE {used}")
+    plt.close(fig)
+    return out_path, used
+
+
+def figure_few_columns(plt, root, chapter, out, colours):
+    """07's few-columns kernel: its pipeline of chunks, what one lane reads of a chunk, and the
+    butterfly reduce-scatter that adds the 32 lanes' sums."""
+    (rows, threads, chunk, stages, thin), params, path = parameters(root, chapter)
+    names = REQUIRED[chapter]
+    if stages < 2:
+        raise UsageError(f"{path}: SGEMM_FEW_COLS_STAGES = {stages}: a pipeline needs at least 2")
+    warps = threads // 32
+    if threads % 32 or rows % warps or chunk != 4 * 32:
+        raise UsageError(f"{path}: kThinThreads = {threads}, kThinRows = {rows}, kFewColsChunk = "
+                         f"{chunk}: the figure draws whole warps of rows and a float4 per lane")
+    per_warp = rows // warps
+    values = per_warp * thin  # sums a lane holds at the end, R = kThinMax columns
+    steps = [16, 8, 4, 2, 1]
+    if values % 32:
+        raise UsageError(f"{path}: {per_warp} rows x {thin} columns do not split over 32 lanes")
+    chunks = 2 * stages + 1
+    fig = plt.figure(figsize=(11.5, 4.6 + 0.55 * stages))
+    grid = fig.add_gridspec(3, 2, height_ratios=[stages, 1.3, 5.2], width_ratios=[1.35, 1])
+    ax = fig.add_subplot(grid[0, :])
+    ax_n = fig.add_subplot(grid[1, :], sharex=ax)
+    draw_pipeline(plt, ax, ax_n, stages, chunks, colours)
+    kb = rows * chunk * 4 / 1024
+    ax.set_title(f"Few columns (N <= {thin}): A streamed in chunks of {chunk} k ({rows} rows, "
+                 f"{kb:.0f} KB) through {stages} stages:\n{stages - 1} chunks "
+                 f"({(stages - 1) * kb:.0f} KB) in flight per block, whatever the registers hold",
+                 loc="left", fontsize=10, fontweight="bold")
+    ax.tick_params(labelbottom=False)
+
+    # One stage: A's chunk (rows x chunk) and B's chunk transposed (sB[j][k], thin x chunk).
+    left = fig.add_subplot(grid[2, 0])
+    gap = 3
+    height = rows + gap + thin
+    left.set_xlim(0, chunk)
+    left.set_ylim(height, 0)
+    left.grid(False)
+    for w in range(warps):
+        box(left, 0, w * per_warp, chunk, per_warp, facecolor=colours[w % len(colours)],
+            alpha=0.25, edgecolor=INK, linewidth=0.6)
+        left.text(chunk + 1, (w + 0.5) * per_warp, f"warp {w}", va="center", fontsize=7.5)
+    box(left, 0, rows + gap, chunk, thin, facecolor="#d0d7de", edgecolor=INK, linewidth=0.6)
+    left.text(chunk + 1, rows + gap + thin / 2, f"sB: {thin} columns\nof B", va="center",
+              fontsize=7.5)
+    for lane, colour in ((0, "#D55E00"), (31, "#0072B2")):
+        for y, h in ((0, per_warp), (rows + gap, thin)):
+            box(left, 4 * lane, y, 4, h, facecolor=colour, edgecolor=colour, linewidth=0.8)
+        left.text(4 * lane + 2, rows + gap / 2, f"lane {lane} of warp 0", ha="left" if lane == 0
+                  else "right", va="center", fontsize=7, color=colour)
+    left.set_xticks([0, 32, 64, 96, chunk])
+    left.set_yticks([0, rows, rows + gap, height], [0, rows, 0, thin])
+    left.tick_params(labelsize=7.5, length=2)
+    left.set_xlabel(f"k within the chunk (lane l reads k = 4l .. 4l + 3: one float4 per row)",
+                    fontsize=8.5)
+    left.set_title(f"One stage: A's chunk ({rows} rows, {per_warp} a warp) and B's, transposed",
+                   fontsize=9.5, loc="left")
+
+    # The lanes' sums: at each step a lane keeps half its values (the half its bit names).
+    right = fig.add_subplot(grid[2, 1])
+    right.set_xlim(0, 32)
+    right.set_ylim(len(steps) + 0.2, -0.2)
+    right.grid(False)
+    for i, offset in enumerate(steps):
+        held_before = values >> i
+        for lane in range(32):
+            upper = bool(lane & offset)
+            box(right, lane + 0.08, i + 0.15, 0.84, 0.7,
+                facecolor="#0072B2" if upper else "#cde3f5", edgecolor="none")
+        right.text(32.6, i + 0.5, f"lane ^ {offset}: {held_before} -> {held_before // 2} sums, "
+                   f"{held_before // 2} shuffles", va="center", fontsize=7.5)
+    right.set_xticks([0, 8, 16, 24, 31.5], [0, 8, 16, 24, 31])
+    right.set_yticks([i + 0.5 for i in range(len(steps))], [f"step {i + 1}" for i in
+                                                          range(len(steps))])
+    right.tick_params(labelsize=7.5, length=2)
+    right.set_xlabel("lane (dark: keeps the upper half)", fontsize=8.5)
+    right.set_title(f"The 32 lanes' sums: {values} per lane, {values * 31 // 32} shuffles",
+                    fontsize=9.5, loc="left")
+    fig.text(0.01, 0.045, f"Each lane ends with {values // 32} sums of its warp: row l / 4, "
+             f"columns (l % 4) x {values // 32} ..; five shuffles a sum would be {5 * values}. "
+             "Durations in the pipeline are schematic.", fontsize=8)
+    fig.tight_layout(rect=(0, 0.06, 0.93, 1))
+    used = tile_text(params, names)
+    out_path = out / "few_columns.png"
+    save(fig, out_path, f"{chapter}: {used}")
     plt.close(fig)
     return out_path, used
 
@@ -847,6 +945,7 @@ def figure_list():
         "04_vectorized": [figure_float4_lanes],
         "05_bank_conflict": [figure_banks, figure_hierarchy],
         "06_double_buffer": [figure_pipeline],
+        "07_any_shape": [figure_few_columns],
     }
 
 
