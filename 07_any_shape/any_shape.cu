@@ -56,6 +56,9 @@
 #ifndef SGEMM_PADDED_B
 #define SGEMM_PADDED_B 1  // 0: never copy B into padded rows (N odd stays on 4-byte copies)
 #endif
+#ifndef SGEMM_STAGED_C
+#define SGEMM_STAGED_C 1  // 0: N odd writes C straight from the registers, 4 bytes a store
+#endif
 #ifndef SGEMM_THIN
 #define SGEMM_THIN 1  // 0: M <= 16 or N <= 16 go to the tiles like every other shape
 #endif
@@ -317,6 +320,65 @@ __device__ __forceinline__ void store_c(float* dst, const float* v, float alpha,
   }
 }
 
+// The epilogue when C's rows are not 8-byte aligned (N odd, kVecC = 1). A lane's four columns
+// j = 0..3 would be four 4-byte stores, each instruction of the warp touching 16 sectors (eight
+// rows, 64 bytes apart in each) to write 128 bytes: four times the L2 write requests of the
+// float4 epilogue, all while no other block hides them on a one-block SM (128 x 256). So each
+// warp stages a group of its rows in shared memory, free once every warp has read the last
+// stage, and writes them back a row at a time, 32 consecutive floats per store instruction.
+// Rows of kWarpN + 4 floats: a quarter-warp's float4 writes (two rows, 64 bytes each) then fall
+// on all 32 banks.
+template <class T, bool kSplit>
+__device__ __forceinline__ void store_c_staged(int m, int n, float alpha, float beta,
+                                               float* __restrict__ C, int64_t c_slice_stride,
+                                               float* smem,
+                                               const float (&acc)[T::kThreadM][T::kThreadN]) {
+  constexpr int kRows = T::kLanesM * 4;  // a warp's rows of one group g of its accumulators
+  constexpr int kStride = T::kWarpN + 4;
+  static_assert(T::kWarpN % 32 == 0, "a staged row is written back 32 floats at a time");
+  static_assert(
+      T::kThreads / 32 * kRows * kStride * static_cast<int>(sizeof(float)) <= T::kSmemBytes,
+      "every warp's staged rows fit in the pipeline's shared memory");
+  // Recomputed from the thread's indices rather than kept live through the main loop.
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int lane_m = (lane & 1) | ((lane >> (1 + T::kLanesNLog2)) << 1);
+  const int lane_n = (lane >> 1) & (T::kLanesN - 1);
+  copy_wait<0>();
+  __syncthreads();  // every warp has read the last stage
+  float* const stage = smem + warp * kRows * kStride;
+  const int warp_row = blockIdx.y * T::kBlockM + (warp / T::kWarpsN) * T::kWarpM;
+  const int warp_col = blockIdx.x * T::kBlockN + (warp % T::kWarpsN) * T::kWarpN;
+  float* const c = C + (kSplit ? blockIdx.z * c_slice_stride : 0);
+#pragma unroll
+  for (int g = 0; g < T::kThreadM / 4; ++g) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int h = 0; h < T::kThreadN / 4; ++h) {
+        const float* v = &acc[4 * g + i][4 * h];
+        *reinterpret_cast<float4*>(stage + (lane_m * 4 + i) * kStride + h * T::kLanesN * 4 +
+                                   lane_n * 4) = make_float4(v[0], v[1], v[2], v[3]);
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const int row = warp_row + g * kRows + r;
+      if (row >= m) break;
+#pragma unroll
+      for (int x = 0; x < T::kWarpN / 32; ++x) {
+        const int col = warp_col + 32 * x + lane;
+        if (col < n) {
+          store_c<1>(c + static_cast<int64_t>(row) * n + col, stage + r * kStride + 32 * x + lane,
+                     alpha, beta);
+        }
+      }
+    }
+    __syncwarp();  // the next group overwrites the rows just read
+  }
+}
+
 // Chapter 06's kernel, over one K slice when kSplit. Slice z = blockIdx.z covers k in
 // [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice_stride: the launcher points
 // C at the workspace and passes alpha = 1, beta = 0, so each slice stores its raw partial tile.
@@ -440,20 +502,28 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
   }
 
   // Epilogue: C = alpha * acc + beta * C in chunks of kVecC columns (a chunk is wholly inside or
-  // outside the matrix, since N % kVecC == 0). With beta == 0, C is never read.
+  // outside the matrix, since N % kVecC == 0), or, N odd, staged (store_c_staged). With
+  // beta == 0, C is never read.
+  if constexpr (kVec == 4 && kVecC == 1 && SGEMM_STAGED_C) {
+    store_c_staged<T, kSplit>(m, n, alpha, beta, C, c_slice_stride, smem, acc);
+  } else {
 #pragma unroll
-  for (int g = 0; g < T::kThreadM / 4; ++g) {
+    for (int g = 0; g < T::kThreadM / 4; ++g) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = block_row + a_off + g * T::kLanesM * 4 + i;
-      if (row >= m) continue;
-      float* c_row = C + (kSplit ? blockIdx.z * c_slice_stride : 0) + static_cast<int64_t>(row) * n;
+      for (int i = 0; i < 4; ++i) {
+        const int row = block_row + a_off + g * T::kLanesM * 4 + i;
+        if (row >= m) continue;
+        float* c_row =
+            C + (kSplit ? blockIdx.z * c_slice_stride : 0) + static_cast<int64_t>(row) * n;
 #pragma unroll
-      for (int h = 0; h < T::kThreadN / 4; ++h) {
-        const int col = block_col + b_off + h * T::kLanesN * 4;
+        for (int h = 0; h < T::kThreadN / 4; ++h) {
+          const int col = block_col + b_off + h * T::kLanesN * 4;
 #pragma unroll
-        for (int j = 0; j < 4; j += kVecC) {
-          if (col + j < n) store_c<kVecC>(c_row + col + j, &acc[4 * g + i][4 * h + j], alpha, beta);
+          for (int j = 0; j < 4; j += kVecC) {
+            if (col + j < n) {
+              store_c<kVecC>(c_row + col + j, &acc[4 * g + i][4 * h + j], alpha, beta);
+            }
+          }
         }
       }
     }
