@@ -57,7 +57,7 @@
 #define SGEMM_PADDED_B 1  // 0: never copy B into padded rows (N odd stays on 4-byte copies)
 #endif
 #ifndef SGEMM_STAGED_C
-#define SGEMM_STAGED_C 1  // 0: N odd writes C straight from the registers, 4 bytes a store
+#define SGEMM_STAGED_C 1  // 0: 128 x 256 with B padded writes C from the registers, 4 bytes a store
 #endif
 #ifndef SGEMM_THIN
 #define SGEMM_THIN 1  // 0: M <= 16 or N <= 16 go to the tiles like every other shape
@@ -320,14 +320,17 @@ __device__ __forceinline__ void store_c(float* dst, const float* v, float alpha,
   }
 }
 
-// The epilogue when C's rows are not 8-byte aligned (N odd, kVecC = 1). A lane's four columns
-// j = 0..3 would be four 4-byte stores, each instruction of the warp touching 16 sectors (eight
-// rows, 64 bytes apart in each) to write 128 bytes: four times the L2 write requests of the
-// float4 epilogue, all while no other block hides them on a one-block SM (128 x 256). So each
-// warp stages a group of its rows in shared memory, free once every warp has read the last
-// stage, and writes them back a row at a time, 32 consecutive floats per store instruction.
-// Rows of kWarpN + 4 floats: a quarter-warp's float4 writes (two rows, 64 bytes each) then fall
-// on all 32 banks.
+// The epilogue of the one-block-per-SM tile (128 x 256) when B is a padded copy: C's rows are
+// not 8-byte aligned (N odd, kVecC = 1). A lane's four columns j = 0..3 would be four 4-byte
+// stores, each instruction of the warp touching 16 sectors (eight rows, 64 bytes apart in each)
+// to write 128 bytes: four times the L2 write requests of the float4 epilogue, while no other
+// block on the SM has work to hide them. So each warp stages a group of its rows in shared
+// memory, free once every warp has read the last stage, and writes them back a row at a time,
+// 32 consecutive floats per store instruction. Rows of kWarpN + 4 floats: a quarter-warp's
+// float4 writes (two rows, 64 bytes each) then fall on all 32 banks. The tiles of 4-8 blocks
+// per SM keep the direct stores: there the other blocks hide them, and staging measured at most
+// 3 % faster on short K and up to 5 % slower on long K (the compiler allocates the main loop's
+// registers differently; README.md, "Rows of odd length").
 template <class T, bool kSplit>
 __device__ __forceinline__ void store_c_staged(int m, int n, float alpha, float beta,
                                                float* __restrict__ C, int64_t c_slice_stride,
@@ -502,9 +505,9 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
   }
 
   // Epilogue: C = alpha * acc + beta * C in chunks of kVecC columns (a chunk is wholly inside or
-  // outside the matrix, since N % kVecC == 0), or, N odd, staged (store_c_staged). With
+  // outside the matrix, since N % kVecC == 0), or staged (store_c_staged, above). With
   // beta == 0, C is never read.
-  if constexpr (kVec == 4 && kVecC == 1 && SGEMM_STAGED_C) {
+  if constexpr (kVec == 4 && kVecC == 1 && T::kMinBlocksPerSm == 1 && SGEMM_STAGED_C) {
     store_c_staged<T, kSplit>(m, n, alpha, beta, C, c_slice_stride, smem, acc);
   } else {
 #pragma unroll
