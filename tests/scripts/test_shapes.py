@@ -266,6 +266,9 @@ class ModelTest(unittest.TestCase):
             self.assertTrue(shapes.plan(m, n, k, H100, with_pad=True)[3], (m, n, k))
         self.assertTrue(any(shapes.plan(*s, H100)[1] > 1 for s in shapes_))
         self.assertTrue(any(shapes.plan(*s, H100)[1] == 1 for s in shapes_))
+        # 128 x 256 with B padded runs the staged epilogue (store_c_staged): whole K and split.
+        large = [shapes.plan(*s, H100, with_pad=True) for s in shapes_]
+        self.assertEqual({p[1] > 1 for p in large if p[0] == 0 and p[3]}, {False, True})
 
     def test_the_narrow_gpu_tests_take_the_32_wide_tiles(self):
         # tests/CMakeLists.txt's 07_any_shape.narrow* shapes must be ones the launcher cuts with
