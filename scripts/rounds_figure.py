@@ -23,6 +23,9 @@ The model itself (predict_seconds, plan_for and their helpers, common/split_k.h'
 split_k_slice_floats) is copied below in Python, and held to the source: each copied function's
 body must be, statement for statement, the one the copy was written from (MIRRORED); where it is
 not, the script refuses with one line naming the function and the first statement that differs.
+It is the only Python copy of the model: scripts/shapes.py (its plan column, --waves and the
+sawtooth's prediction) and scripts/calibrate_07.py plan with it (read_model, device_of, predict,
+plan_for, sm_rate).
 Blocks per SM: the launcher asks cudaOccupancyMaxActiveBlocksPerMultiprocessor; the figure takes
 the launch bounds' kMinBlocksPerSm, which is what the H100 reports because the compiled kernels use
 the register budget those bounds leave (README.md, "Parameters and limits": every tile's blocks per
@@ -352,8 +355,7 @@ def read_model(root):
 
 
 def read_device(path):
-    """The device record of a shapes.json: {name, sms, fma_per_s_per_sm, dram_bytes_per_s,
-    l2_bytes}, as the launcher's device() computes them from the same attributes."""
+    """The device record of a shapes.json, as device_of() gives it."""
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
@@ -363,10 +365,18 @@ def read_device(path):
     device = document.get("device") if isinstance(document, dict) else None
     if not isinstance(device, dict):
         raise UsageError(f"{path}: no device record (a shapes.py result has one)")
+    return device_of(device, path)
+
+
+def device_of(device, where="the device record"):
+    """A shapes.py device record ({sms, fp32_lanes_per_sm, sm_clock_mhz, dram_bandwidth_gbs,
+    l2_bytes, name}) as the model reads it: {name, sms, fma_per_s_per_sm, dram_bytes_per_s,
+    l2_bytes, record}, computed as the launcher's device() computes them from the same
+    attributes."""
     bad = [f for f in DEVICE_FIELDS if not isinstance(device.get(f), (int, float))
            or isinstance(device.get(f), bool) or not device[f] > 0]
     if bad:
-        raise UsageError(f"{path}: the device record has no positive {bad[0]}")
+        raise UsageError(f"{where}: the device record has no positive {bad[0]}")
     return {"name": str(device.get("name", "the GPU")), "sms": int(device["sms"]),
             # device(): lanes * sm_khz * 1e3, the clock in kHz as the attribute gives it.
             "fma_per_s_per_sm": device["fp32_lanes_per_sm"] * (device["sm_clock_mhz"] * 1e3)
@@ -432,6 +442,17 @@ def split_k_seconds(constants, device, m, n, splits, beta=BETA):
         device["dram_bytes_per_s"] * (constants["kL2Share"] if in_l2 else constants["kDramShare"]))
 
 
+def sm_rate(model, device, tile, resident, split, odd_rows=False):
+    """predict_seconds's rate: the multiply-adds per second of one SM running `resident` blocks
+    of the tile (the split kernel's share when `split`; kOddRowsShare of it with `odd_rows`, N
+    odd and B not padded)."""
+    t, c = model["tiles"][tile], model["constants"]
+    full = t["blocks_per_sm"]
+    return (device["fma_per_s_per_sm"] * (t["split_peak_share"] if split else t["peak_share"])
+            * (c["kOddRowsShare"] if odd_rows else 1.0)
+            * occupancy_rate(t, int(min(resident, full)), int(full)))
+
+
 def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source"):
     """predict_seconds, with its parts: {"seconds", "blocks", "per_sm", "full", "rest",
     "applied" (the last round timed at its own occupancy), "rounds" [(blocks, occupancy factor,
@@ -443,13 +464,14 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     per_sm = float(math.ceil(blocks / device["sms"]))
     full = float(t["blocks_per_sm"])
     share = t["split_peak_share"] if splits > 1 else t["peak_share"]
-    rows = c["kOddRowsShare"] if n % 2 == 1 and not pad else 1.0
+    odd = n % 2 == 1 and not pad  # B's rows copied 4 bytes at a time
+    rows = c["kOddRowsShare"] if odd else 1.0
 
     def factor(resident):
         return occupancy_rate(t, int(min(resident, full)), int(full))
 
     def rate(resident):
-        return device["fma_per_s_per_sm"] * share * rows * factor(resident)
+        return sm_rate(model, device, tile, resident, splits > 1, odd)
 
     block = t["block_m"] * t["block_n"] * (float(k_slice) + c["kFillK"])
     rest = math.fmod(per_sm, full)
@@ -478,24 +500,28 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
             "block": block, "share": share, "rows": rows}
 
 
-def plan_for(model, device, shape, rule="source"):
+def plan_for(model, device, shape, rule="source", tiles=None, split=True, pad=True):
     """plan_for(p, SIZE_MAX), as workspace_bytes calls it: {"tile", "splits", "k_slice", "pad",
-    "seconds"}; with another `rule`, what the model would take under it."""
+    "seconds"}; with another `rule`, what the model would take under it. `tiles` (the indices
+    tried; default every tile the switches allow), `split=False` (K never cut) and `pad=False`
+    (B never padded) ask what the model would take with less to choose from; chapter 06's plan
+    is kept against a clearly faster one only when tile 0 is among `tiles`."""
     m, n, k = shape
     c, s = model["constants"], model["switches"]
+    tiles = range(s["SGEMM_TILE_COUNT"]) if tiles is None else tiles
     if s["SGEMM_THIN"] and min(m, n) <= c["kThinMax"]:
         # thin_plan's kernels and their model are not the tiles' rounds this figure draws
         raise UsageError(f"{m} x {n} x {k} is thin (M or N <= {c['kThinMax']}): the launcher "
                          "streams it with a thin kernel, not the tiles the figure draws")
-    can_pad = bool(s["SGEMM_PADDED_B"]) and n % 2 == 1 and padded_bytes(k, n) <= c[
+    can_pad = pad and bool(s["SGEMM_PADDED_B"]) and n % 2 == 1 and padded_bytes(k, n) <= c[
         "kMaxPaddedBytes"]
     best = None
     for pad in (False, True):
         if pad and not can_pad:
             break
-        for tile in range(s["SGEMM_TILE_COUNT"]):
+        for tile in tiles:
             last = 0
-            for wanted in c["kSplitCandidates"]:
+            for wanted in (c["kSplitCandidates"] if split else [1]):
                 k_slice = slice_of(model, k, wanted)
                 splits = ceil_div(k, k_slice)
                 if splits == last:
@@ -509,6 +535,8 @@ def plan_for(model, device, shape, rule="source"):
                 if best is None or seconds < best["seconds"]:
                     best = {"tile": tile, "splits": splits, "k_slice": k_slice, "pad": pad,
                             "seconds": seconds}
+    if 0 not in tiles:
+        return best
     base = {"tile": 0, "splits": 1, "k_slice": k, "pad": False,
             "seconds": predict(model, device, shape, 0, 1, k, False, rule)["seconds"]}
     return base if best["seconds"] * (1.0 + c["kKeepMargin"]) > base["seconds"] else best

@@ -71,6 +71,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple, Optional
 
+import rounds_figure
 from chapters import (EXIT_PASS, EXIT_RUNTIME, EXIT_USAGE, EXIT_WRONG, REPO, binaries, build,
                       chapter_precision, git_commit, gpu_slug, log, select_chapters)
 
@@ -856,129 +857,82 @@ def parse_args(argv):
 
 
 # ---------------------------------------------------------------------------------------------
-# Chapter 07's launcher model, mirrored from 07_any_shape/any_shape.cu (plan_for and
-# predict_seconds) so the sawtooth chart can draw its prediction. Keep the two in step.
+# Chapter 07's launcher model, for the plan column, --waves and the sawtooth's prediction. It lives
+# once in Python: scripts/rounds_figure.py reads every constant from 07_any_shape/any_shape.cu and
+# holds the copy of predict_seconds and plan_for, checked statement by statement against the
+# source (its MIRRORED). Here: the same functions on a shapes.json device record.
 # ---------------------------------------------------------------------------------------------
 
-# (BM, BN, warps, share of the FP32 peak with every SM busy, the same for the split-K kernel,
-# blocks per SM, the SM's rate with 1, 2, ... blocks over its full rate): the kernel's
-# kTileModels and kOccupancyRate; blocks per SM is what
-# cudaOccupancyMaxActiveBlocksPerMultiprocessor reports for their registers (241-254 x 256
-# threads: 1; x 128 threads: 2; 124-127 x 128 threads: 4; 89-102 x 128 threads: 5; 124-126 x 64
-# threads: 8).
-TILES = [(128, 256, 8, 0.751, 0.745, 1, ()),
-         (128, 128, 4, 0.722, 0.721, 2, (0.601,)),
-         (64, 128, 4, 0.725, 0.721, 4, (0.823, 0.902, 0.983)),
-         (128, 64, 4, 0.721, 0.693, 4, (0.785, 0.867, 0.969)),
-         (64, 64, 2, 0.702, 0.693, 8, (0.439, 0.805, 0.723, 0.953, 0.825, 0.982, 0.875)),
-         (128, 32, 4, 0.581, 0.555, 5, (0.708, 0.786, 0.917, 0.993)),
-         (32, 128, 4, 0.681, 0.671, 5, (0.734, 0.815, 0.925, 0.973))]
-FILL_K, LAUNCH_SECONDS, SLICE_ALIGN = 29, 1.9e-6, 16
-# A streaming kernel's share of the data-sheet DRAM bandwidth, and the same in L2.
-DRAM_SHARE, L2_SHARE = 0.90, 1.21
-KEEP_MARGIN = 0.024  # another plan replaces chapter 06's only when predicted this much faster
-SPLITS = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256]
-MAX_WORKSPACE = 256 << 20
-# N odd: B and C move 4 bytes at a time, measured 0.917-0.973 of the aligned speed; a padded copy
-# of B (rows of a multiple of 4 floats, at most MAX_PADDED bytes) restores 16-byte copies of B.
-ODD_ROWS_SHARE = 0.924
-MAX_PADDED = 1 << 30
+_LAUNCHER_MODEL = []
+
+
+def launcher_model():
+    """07's model as rounds_figure.read_model() reads it from this repository (once)."""
+    if not _LAUNCHER_MODEL:
+        try:
+            _LAUNCHER_MODEL.append(rounds_figure.read_model(REPO))
+        except rounds_figure.UsageError as error:
+            raise UsageError(f"chapter 07's launcher model: {error}") from None
+    return _LAUNCHER_MODEL[0]
+
+
+def model_device(device):
+    try:
+        return rounds_figure.device_of(device)
+    except rounds_figure.UsageError as error:
+        raise UsageError(str(error)) from None
 
 
 def ceil_div(a, b):
     return -(-a // b)
 
 
+def tile_size(tile):
+    """(BM, BN) of the model's tile `tile` (kTileModels' order)."""
+    t = launcher_model()["tiles"][tile]
+    return t["block_m"], t["block_n"]
+
+
 def sm_rate(device, tile, resident, split, odd_rows=False):
     """Multiply-adds per second of one SM running `resident` blocks of the tile."""
-    _, _, _, share, split_share, blocks_per_sm, rates = TILES[tile]
-    r = min(resident, blocks_per_sm)
-    occupancy = rates[r - 1] if r < blocks_per_sm else 1.0
-    return (device["fp32_lanes_per_sm"] * device["sm_clock_mhz"] * 1e6
-            * (split_share if split else share) * occupancy * (ODD_ROWS_SHARE if odd_rows else 1))
+    return rounds_figure.sm_rate(launcher_model(), model_device(device), tile, resident, split,
+                                 odd_rows)
 
 
-def pad_copy_seconds(n, k, device):
-    """Copying B (K x N, N odd) into rows of a multiple of 4 floats: read once, written once."""
-    return LAUNCH_SECONDS + 4.0 * k * (n + padded_ld(n)) / (device["dram_bandwidth_gbs"] * 1e9
-                                                            * DRAM_SHARE)
-
-
-def padded_ld(n):
-    return ceil_div(n, 4) * 4
-
-
-def predict_seconds(m, n, k, device, tile, splits, k_slice, beta=0.0, pad=False):
-    bm, bn = TILES[tile][:2]
-    blocks = ceil_div(m, bm) * ceil_div(n, bn) * splits
-    per_sm = ceil_div(blocks, device["sms"])
-    block = bm * bn * (k_slice + FILL_K)
-    odd = n % 2 == 1 and not pad
-    full = TILES[tile][5]
-    rest = per_sm % full
-    if rest and per_sm > full:
-        # The last round, partial, at its own occupancy (07_any_shape/README.md).
-        seconds = ((per_sm - rest) * block / sm_rate(device, tile, full, splits > 1, odd)
-                   + rest * block / sm_rate(device, tile, rest, splits > 1, odd))
-    else:
-        seconds = per_sm * block / sm_rate(device, tile, per_sm, splits > 1, odd)
-    if splits > 1:
-        moved = 4.0 * m * n * (splits + 1 + (1 if beta else 0))
-        in_l2 = 4.0 * m * n * splits <= device["l2_bytes"]
-        seconds += LAUNCH_SECONDS + moved / (device["dram_bandwidth_gbs"] * 1e9
-                                             * (L2_SHARE if in_l2 else DRAM_SHARE))
-    if pad:
-        seconds += pad_copy_seconds(n, k, device)
-    return seconds
+def predict_seconds(m, n, k, device, tile, splits, k_slice, pad=False):
+    return rounds_figure.predict(launcher_model(), model_device(device), (m, n, k), tile, splits,
+                                 k_slice, pad)["seconds"]
 
 
 def plan(m, n, k, device, tiles=None, split=True, pad=True, with_pad=False):
     """(tile, splits, seconds) of the fastest candidate, as the launcher chooses it; with
     with_pad, (tile, splits, seconds, B padded). tiles: the indices tried (default: all)."""
-    tiles = range(len(TILES)) if tiles is None else tiles
-    best = None
-    stride = ceil_div(m * n, 4) * 4
-    pads = [False, True] if pad and n % 2 == 1 and 4 * k * padded_ld(n) <= MAX_PADDED else [False]
-    for padded in pads:
-        for tile in tiles:
-            last = 0
-            for wanted in (SPLITS if split else [1]):
-                k_slice = min(k, ceil_div(ceil_div(k, wanted), SLICE_ALIGN) * SLICE_ALIGN)
-                splits = ceil_div(k, k_slice)
-                if splits == last:
-                    continue
-                last = splits
-                if splits > 1 and splits * stride * 4 > MAX_WORKSPACE:
-                    break
-                seconds = predict_seconds(m, n, k, device, tile, splits, k_slice, pad=padded)
-                if best is None or seconds < best[2]:
-                    best = (tile, splits, seconds, padded)
-    if 0 in tiles:  # chapter 06's plan stays unless another is predicted clearly faster
-        base = predict_seconds(m, n, k, device, 0, 1, k)
-        if best[2] * (1 + KEEP_MARGIN) > base:
-            best = (0, 1, base, False)
+    try:
+        chosen = rounds_figure.plan_for(launcher_model(), model_device(device), (m, n, k),
+                                        tiles=tiles, split=split, pad=pad)
+    except rounds_figure.UsageError as error:  # a thin shape: no tile plan to draw
+        raise UsageError(str(error)) from None
+    best = (chosen["tile"], chosen["splits"], chosen["seconds"], chosen["pad"])
     return best if with_pad else best[:3]
 
 
 def predicted_efficiency(m, n, k, device, **choice):
     """Share of the large tile's full-GPU speed the model predicts for the chosen plan."""
     _, _, seconds = plan(m, n, k, device, **choice)
-    ideal = m * n * k / (device["sms"] * device["fp32_lanes_per_sm"] * device["sm_clock_mhz"]
-                         * 1e6 * TILES[0][3])
+    large = launcher_model()["tiles"][0]
+    ideal = m * n * k / (model_device(device)["fma_per_s_per_sm"] * device["sms"]
+                         * large["peak_share"])
     return ideal / seconds
 
 
-# Chapter 07's thin plans (M or N at most THIN_MAX: a kernel that streams B, or A, once; its K
+# Chapter 07's thin plans (M or N at most kThinMax: a kernel that streams B, or A, once; its K
 # slices come from the kernel's occupancy, which the device record does not hold, so the table
 # names the kernel only).
-THIN_MAX = 16
-
-
 def plan_name(m, n, k, device):
-    if min(m, n) <= THIN_MAX:
+    if min(m, n) <= launcher_model()["constants"]["kThinMax"]:
         return "few rows (streams B)" if m <= n else "few columns (streams A)"
     tile, splits, _, padded = plan(m, n, k, device, with_pad=True)
-    bm, bn = TILES[tile][:2]
+    bm, bn = tile_size(tile)
     return (f"{bm}x{bn}" + (f", split-K {splits}" if splits > 1 else "")
             + (", B padded" if padded else ""))
 
@@ -1412,15 +1366,16 @@ def draw_chapters(plt, document, path):
 def sm_loads(m, n, k, device, tile, splits):
     """Per SM, (its blocks, model seconds per block), blocks dealt out round-robin the way the
     hardware fills a wave; and the makespan (the busiest SM's time)."""
-    bm, bn = TILES[tile][:2]
+    bm, bn = tile_size(tile)
     sms = device["sms"]
-    k_slice = min(k, ceil_div(ceil_div(k, splits), SLICE_ALIGN) * SLICE_ALIGN)
+    k_slice = rounds_figure.slice_of(launcher_model(), k, splits)
     blocks = ceil_div(m, bm) * ceil_div(n, bn) * ceil_div(k, k_slice)
     loads = []
     for sm in range(sms):
         count = blocks // sms + (1 if sm < blocks % sms else 0)
         rate = sm_rate(device, tile, max(1, count), splits > 1)
-        loads.append((count, bm * bn * (k_slice + FILL_K) / rate))
+        loads.append((count, bm * bn * (k_slice + launcher_model()["constants"]["kFillK"])
+                      / rate))
     return loads, max(c * t for c, t in loads)
 
 

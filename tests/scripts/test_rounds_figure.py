@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Host test of scripts/rounds_figure.py (chapter 07's two_rounds.png): it reads the launcher's
-tiles and constants from 07_any_shape/any_shape.cu as shapes.py's copy of the model has them, and
-its copy of the model predicts and plans as shapes.py's does; the figure's arithmetic is the
+"""Host test of scripts/rounds_figure.py (chapter 07's two_rounds.png, and the one Python copy of
+07's launcher model, which shapes.py plans with): it reads every tile and constant from
+07_any_shape/any_shape.cu, and shapes.py's plans on a device record are this copy's; the figure's
+arithmetic is the
 README's (777 x 333 x 16383: 20 slices make a round of 4 and a round of 2 and lose to 10 slices,
 which one occupancy would not see; 3840^3: more than two rounds, the rule not applied, and
 applying it there moves the plan); a source whose model the copy no longer mirrors is refused with
@@ -56,24 +57,23 @@ def model_and_device(root=REPO):
 
 
 class ReadsTheSourceTest(unittest.TestCase):
-    def test_tiles_and_constants_are_those_of_shapes_pys_copy(self):
-        # Two readings of one source: shapes.py's hand copy (its sawtooth chart) and this reader.
+    def test_tiles_constants_and_switches(self):
+        # The values themselves are calibrate_07.py's (its --check and test hold any_shape.cu to
+        # calibration_07.json); here: the reader finds every tile and constant the copy needs.
         model, _ = model_and_device()
-        got = [(t["block_m"], t["block_n"], t["warps"], t["peak_share"], t["split_peak_share"],
-                t["blocks_per_sm"], tuple(t["occupancy_rate"])) for t in model["tiles"]]
-        self.assertEqual(got, [tuple(t) for t in shapes.TILES])
-        self.assertEqual([t["alias"] for t in model["tiles"]],
-                         ["LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile",
-                          "NarrowTile", "WideTile"])
+        self.assertEqual([(t["alias"], t["block_m"], t["block_n"], t["blocks_per_sm"])
+                          for t in model["tiles"]],
+                         [("LargeTile", 128, 256, 1), ("MediumTile", 128, 128, 2),
+                          ("SmallTile", 64, 128, 4), ("TallTile", 128, 64, 4),
+                          ("TinyTile", 64, 64, 8), ("NarrowTile", 128, 32, 5),
+                          ("WideTile", 32, 128, 5)])
         c = model["constants"]
-        self.assertEqual((c["kFillK"], c["kLaunchSeconds"], c["kDramShare"], c["kL2Share"],
-                          c["kSliceAlign"],
-                          c["kKeepMargin"], c["kSplitCandidates"], c["kMaxWorkspaceBytes"],
-                          c["kOddRowsShare"], c["kMaxPaddedBytes"]),
-                         (shapes.FILL_K, shapes.LAUNCH_SECONDS, shapes.DRAM_SHARE, shapes.L2_SHARE,
-                          shapes.SLICE_ALIGN, shapes.KEEP_MARGIN, shapes.SPLITS,
-                          shapes.MAX_WORKSPACE, shapes.ODD_ROWS_SHARE, shapes.MAX_PADDED))
-        self.assertEqual(c["kThinMax"], shapes.THIN_MAX)
+        for name in ("kFillK", "kLaunchSeconds", "kDramShare", "kL2Share", "kSliceAlign",
+                     "kKeepMargin", "kOddRowsShare"):
+            self.assertGreater(c[name], 0, name)
+        self.assertEqual(c["kSplitCandidates"][:3], [1, 2, 3])
+        self.assertEqual((c["kMaxWorkspaceBytes"], c["kMaxPaddedBytes"], c["kThinMax"]),
+                         (256 << 20, 1 << 30, 16))
         self.assertEqual(model["switches"], {"SGEMM_TILE_COUNT": 7, "SGEMM_SPLIT_K": 1,
                                              "SGEMM_PADDED_B": 1, "SGEMM_THIN": 1,
                                              "SGEMM_FORCED_PLAN": 0, "SGEMM_PARTIAL_ROUND": 1})
@@ -98,7 +98,8 @@ class ModelTest(unittest.TestCase):
         return ([tuple(s[:3]) for s in shapes.SUITE] + [(s, s, s) for s in range(1024, 8193, 640)]
                 + [rf.EXAMPLE, rf.SAWTOOTH, (4352, 4352, 4352), (4095, 4097, 4095)])
 
-    def test_predicts_and_plans_as_shapes_pys_copy(self):
+    def test_shapes_py_plans_with_this_copy(self):
+        # shapes.py (the plan column, --waves, the sawtooth) calls this copy on a device record.
         for m, n, k in self.shapes_to_try():
             with self.subTest(shape=(m, n, k)):
                 for tile in range(len(self.model["tiles"])):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Host tests of scripts/shapes.py: the floors (chapter 07's, and the per-chapter table of
---chapters runs), the launcher model's mirror, and whole suite runs against fake chapter binaries
+--chapters runs), chapter 07's launcher model as shapes.py uses it (rounds_figure.py's copy), and
+whole suite runs against fake chapter binaries
 (tests/scripts/fake_chapter.py; no GPU, made-up numbers: its 08 is TF32 at 40 % of its cuBLAS TF32
 on the largest shapes and less below, its 09 FP32 above cuBLAS FP32); issue 18's Hopper suite
 (--suite hopper), its floors for 13 and 14 (a geometric-mean floor among them) and its file
@@ -23,6 +24,8 @@ import shapes  # noqa: E402  (helpers puts scripts/ on the path)
 # The H100 of docs/results/nvidia-h100-80gb-hbm3 (what the chapter binaries report).
 H100 = {"name": "NVIDIA H100 80GB HBM3", "sms": 132, "sm_clock_mhz": 1980,
         "fp32_lanes_per_sm": 128, "dram_bandwidth_gbs": 3352.32, "l2_bytes": 52428800}
+# 07's launcher model, read from any_shape.cu by scripts/rounds_figure.py (shapes.py's plans use it).
+MODEL = shapes.launcher_model()
 
 
 def row(chapter, m, n, k, tflops, pct, status="PASS"):
@@ -203,7 +206,8 @@ class ChapterFloorsTest(unittest.TestCase):
 
 
 class ModelTest(unittest.TestCase):
-    """The mirror of 07's launcher model, on the H100's parameters."""
+    """07's launcher model as shapes.py plans with it (scripts/rounds_figure.py's copy), on the
+    H100's parameters."""
 
     def test_full_waves_take_the_large_tile_without_split(self):
         for size in (4096, 8192, 16384):
@@ -217,7 +221,7 @@ class ModelTest(unittest.TestCase):
     def test_split_k_never_exceeds_the_workspace_cap(self):
         for m, n, k in [(64, 64, 1 << 20), (8192, 128, 8192), (1000, 1000, 1000)]:
             tile, splits, _ = shapes.plan(m, n, k, H100)
-            self.assertLessEqual(splits * m * n * 4, shapes.MAX_WORKSPACE)
+            self.assertLessEqual(splits * m * n * 4, MODEL["constants"]["kMaxWorkspaceBytes"])
 
     def test_chapter_06_plan_stays_unless_clearly_beaten(self):
         # 7040^3: 64 x 128 is predicted 0.3 % faster than 128 x 256, inside the margin.
@@ -230,12 +234,13 @@ class ModelTest(unittest.TestCase):
     def test_a_64_wide_matrix_takes_a_64_wide_tile(self):
         # 16384 x 64: a 128- or 256-wide tile computes half or three quarters zeros.
         tile, _, _ = shapes.plan(16384, 64, 4096, H100)
-        self.assertEqual(shapes.TILES[tile][1], 64)
+        self.assertEqual(shapes.tile_size(tile)[1], 64)
 
     def test_fewer_resident_blocks_run_slower_per_block(self):
         # 64 x 128: 4 blocks fit on an SM; one alone runs at its measured share of the full rate.
         full = shapes.sm_rate(H100, 2, 4, False)
-        self.assertAlmostEqual(shapes.sm_rate(H100, 2, 1, False) / full, shapes.TILES[2][6][0])
+        self.assertAlmostEqual(shapes.sm_rate(H100, 2, 1, False) / full,
+                               MODEL["tiles"][2]["occupancy_rate"][0])
         self.assertLess(shapes.sm_rate(H100, 2, 1, False), full)
         self.assertEqual(shapes.sm_rate(H100, 2, 9, False), full)
         self.assertLess(shapes.sm_rate(H100, 0, 1, True), shapes.sm_rate(H100, 0, 1, False))
@@ -281,7 +286,7 @@ class ModelTest(unittest.TestCase):
                               r"--k ([0-9,]+) ", text)
         shapes_ = list(zip(*dims)) + list(zip(*([int(v) for v in g.split(",")]
                                                 for g in sanitized.groups())))
-        narrow = {i for i, t in enumerate(shapes.TILES) if 32 in t[:2]}
+        narrow = {i for i in range(len(MODEL["tiles"])) if 32 in shapes.tile_size(i)}
         plans = [shapes.plan(m, n, k, H100, with_pad=True) for m, n, k in shapes_]
         for shape, plan in zip(shapes_, plans):
             self.assertIn(plan[0], narrow, shape)
@@ -297,14 +302,14 @@ class ModelTest(unittest.TestCase):
         # business, not a test's: no suite shape's plan is pinned.)
         k_slice = shapes.ceil_div(shapes.ceil_div(16383, 20), 16) * 16
         seconds = shapes.predict_seconds(777, 333, 16383, H100, 2, 20, k_slice)
-        block = 64 * 128 * (k_slice + shapes.FILL_K)
+        block = 64 * 128 * (k_slice + MODEL["constants"]["kFillK"])
         rounds = (4 * block / shapes.sm_rate(H100, 2, 4, True)
                   + 2 * block / shapes.sm_rate(H100, 2, 2, True))
         self.assertGreater(seconds, rounds)  # plus split-K's reduction
         self.assertLess(shapes.sm_rate(H100, 2, 2, True), shapes.sm_rate(H100, 2, 4, True))
         # A 128 x 128 block alone runs at its measured share of two blocks' rate.
         self.assertAlmostEqual(shapes.sm_rate(H100, 1, 1, True) / shapes.sm_rate(H100, 1, 2, True),
-                               shapes.TILES[1][6][0])
+                               MODEL["tiles"][1]["occupancy_rate"][0])
 
     def test_more_sms_never_predict_a_slower_plan(self):
         bigger = dict(H100, sms=264)
@@ -317,57 +322,6 @@ class ModelTest(unittest.TestCase):
         self.assertGreater(shapes.predicted_efficiency(4096, 4096, 4096, H100, **single),
                            shapes.predicted_efficiency(4224, 4224, 4224, H100, **single) + 0.1)
         self.assertLessEqual(shapes.predicted_efficiency(4224, 4224, 4224, H100), 1.0)
-
-
-class MirrorTest(unittest.TestCase):
-    """scripts/shapes.py mirrors the launcher model of 07_any_shape/any_shape.cu: the two must
-    hold the same constants, or the plan column and the sawtooth's prediction describe another
-    launcher."""
-
-    def setUp(self):
-        self.source = (SCRIPTS.parent / "07_any_shape" / "any_shape.cu").read_text()
-
-    def constant(self, name):
-        match = re.search(rf"constexpr \w+ {name}(\[\])? = ([^;]+);", self.source)
-        self.assertIsNotNone(match, f"{name} not found in any_shape.cu")
-        return match.group(2)
-
-    def test_tiles(self):
-        tiles = {}
-        for name in ("LargeTile", "MediumTile", "SmallTile", "TallTile", "TinyTile", "NarrowTile",
-                     "WideTile"):
-            match = re.search(rf"using {name} = Tile<(\d+), (\d+), \d+, \d+, \d+, \d+, \d+, \d+>",
-                              self.source)
-            self.assertIsNotNone(match, name)
-            tiles[name] = (int(match.group(1)), int(match.group(2)))
-        shares = re.findall(r"\{(\w+)::kBlockM, \w+::kBlockN, \w+::kThreads / 32, ([0-9.]+), "
-                            r"([0-9.]+)\}", self.source)
-        self.assertEqual(len(shares), len(shapes.TILES))
-        self.assertEqual(int(self.constant("kNumTiles")), len(shapes.TILES))
-        table = re.search(r"kOccupancyRate\[kNumTiles\]\[kMaxBlocksPerSm - 1\] = \{(.*?)\n\};",
-                          self.source, flags=re.S)
-        rates = [tuple(float(v) for v in row.split(",") if v.strip())
-                 for row in re.findall(r"\{([^{}]*)\}", table.group(1))]
-        for (name, share, split_share), mirror, row in zip(shares, shapes.TILES, rates):
-            self.assertEqual(tiles[name], mirror[:2], name)
-            self.assertAlmostEqual(float(share), mirror[3], msg=name)
-            self.assertAlmostEqual(float(split_share), mirror[4], msg=name)
-            self.assertEqual(row, mirror[6], name)
-
-    def test_scalars_and_split_counts(self):
-        self.assertEqual(int(self.constant("kFillK")), shapes.FILL_K)
-        self.assertEqual(float(self.constant("kOddRowsShare")), shapes.ODD_ROWS_SHARE)
-        self.assertIn("size_t{1} << 30", self.constant("kMaxPaddedBytes"))
-        self.assertEqual(shapes.MAX_PADDED, 1 << 30)
-        self.assertEqual(float(self.constant("kL2Share")), shapes.L2_SHARE)
-        self.assertEqual(float(self.constant("kDramShare")), shapes.DRAM_SHARE)
-        self.assertEqual(float(self.constant("kKeepMargin")), shapes.KEEP_MARGIN)
-        self.assertEqual(float(self.constant("kLaunchSeconds")), shapes.LAUNCH_SECONDS)
-        self.assertEqual(int(self.constant("kSliceAlign")), shapes.SLICE_ALIGN)
-        splits = [int(v) for v in re.findall(r"\d+", self.constant("kSplitCandidates"))]
-        self.assertEqual(splits, shapes.SPLITS)
-        self.assertIn("size_t{256} << 20", self.constant("kMaxWorkspaceBytes"))
-        self.assertEqual(shapes.MAX_WORKSPACE, 256 << 20)
 
 
 class SuiteRunTest(unittest.TestCase):
@@ -570,6 +524,16 @@ class SuiteRunTest(unittest.TestCase):
                                    str(out)], capture_output=True, text=True)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertEqual(out.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+            # A thin shape has no tiles to draw: the launcher streams it. One line, exit 2.
+            proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), "--waves",
+                                   "8,4096,4096", "--results-dir", str(committed), "--out",
+                                   str(Path(tmp) / "thin.png")], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertEqual(proc.stderr.splitlines(), ["error: 8 x 4096 x 4096 is thin (M or N "
+                                                        "<= 16): the launcher streams it with a "
+                                                        "thin kernel, not the tiles the figure "
+                                                        "draws"])
+            self.assertFalse((Path(tmp) / "thin.png").exists())
 
     def test_sm_loads_deal_blocks_round_robin(self):
         # 4224^3 in 128 x 256 tiles: 561 blocks, 33 SMs get a fifth; 64 x 64: 4356 = 33 x 132.
@@ -943,7 +907,8 @@ class HeldoutSuiteTest(unittest.TestCase):
             # The harness: A, B, C three times in FP32, the FP64 copies (A, B and C twice), 07's
             # split-K workspace and padded B, the L2 flush: well under the 80 GB.
             need = (4 * (m * k + k * n + 3 * m * n) + 8 * (m * k + k * n + 2 * m * n)
-                    + shapes.MAX_WORKSPACE + shapes.MAX_PADDED + (256 << 20))
+                    + MODEL["constants"]["kMaxWorkspaceBytes"]
+                    + MODEL["constants"]["kMaxPaddedBytes"] + (256 << 20))
             self.assertLess(need, 40e9, (m, n, k))
         self.assertLessEqual(shapes.MAX_OPERAND_BYTES, 2.5e9)
 
