@@ -883,8 +883,7 @@ def model_device(device):
         raise UsageError(str(error)) from None
 
 
-def ceil_div(a, b):
-    return -(-a // b)
+ceil_div = rounds_figure.ceil_div
 
 
 def tile_size(tile):
@@ -1050,7 +1049,7 @@ def render_suite(document):
            "alternating sample by sample, L2 flushed; % of cuBLAS is the ratio of the medians "
            "in that process. cuBLAS column: the higher-middle of the two processes' medians.",
            "- 07's plan: the tile and split count its launcher model picks on this GPU "
-           "(scripts/shapes.py mirrors the model)."]
+           "(scripts/rounds_figure.py's copy of the model, read from any_shape.cu)."]
     if counted != set(table):
         out.append(f"- Rows of the group {EXTRA_GROUP} (--extra, issue 16's examples) count in "
                    "neither the floors nor the geometric means.")
