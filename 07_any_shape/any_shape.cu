@@ -605,6 +605,16 @@ constexpr int kFewColsStages = SGEMM_FEW_COLS_STAGES;
 #define SGEMM_FEW_COLS_MIN_SLICE 1
 #endif
 static_assert(kFewColsStages >= 2, "a pipeline needs at least two stages");
+// Few rows: the k one pass of the block covers, each warp two groups of four rows of B.
+constexpr int kFewRowsPass = 2 * 4 * kThinWarps;
+// 0: the few-rows plan may cut K into slices shorter than one pass (thin_plan()).
+#ifndef SGEMM_FEW_ROWS_MIN_SLICE
+#define SGEMM_FEW_ROWS_MIN_SLICE 1
+#endif
+// 0: the few-rows kernel loads A's chunks into registers and stores them (variant few_rows_sync_a).
+#ifndef SGEMM_FEW_ROWS_ASYNC_A
+#define SGEMM_FEW_ROWS_ASYNC_A 1
+#endif
 // sB[j][k] rows of 128 + 4 floats: float4-aligned, and the 4-byte copies of consecutive elements
 // (k and column j both moving) land in different banks.
 constexpr int kFewColsStrideB = kFewColsChunk + 4;
@@ -627,7 +637,7 @@ __global__ void __launch_bounds__(kThinThreads)
     sgemm_few_rows(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                    const float* __restrict__ B, float beta, float* __restrict__ C,
                    int64_t c_slice) {
-  constexpr int kGroup = 4 * kThinWarps;  // k from one group of a warp to its next
+  constexpr int kGroup = kFewRowsPass / 2;  // k from one group of a warp to its next
   __shared__ __align__(16) float sA[kRows][kThinChunk];
   __shared__ float sums[kThinWarps - 1][kRows][kThinCols];
   const int warp = threadIdx.x / 32;
@@ -651,23 +661,38 @@ __global__ void __launch_bounds__(kThinThreads)
       for (int j = 0; j < 4; ++j) v[j] = kk < len && column(j) < n ? b[column(j)] : 0.0f;
     }
   };
+  // This warp's rows of B for its groups at kk and kk + kGroup: 8 rows in flight per lane.
+  float v[2][4][4];  // [group][k][column]
+  auto load_groups = [&](int k0, int kk, int len) {
+#pragma unroll
+    for (int g = 0; g < 2; ++g) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) load_b(k0, kk + g * kGroup + e, len, v[g][e]);
+    }
+  };
   float acc[kRows][4] = {};
   for (int k0 = k_begin; k0 < k_end; k0 += kThinChunk) {
     const int len = k_end - k0 < kThinChunk ? k_end - k0 : kThinChunk;
     __syncthreads();  // the last chunk's reads of sA are done
+    // A's chunk through cp.async (chapter 06): every copy in flight at once, one trip to memory
+    // (a load and a store to shared memory each would wait for the load, eight trips a chunk).
     for (int i = threadIdx.x; i < kRows * kThinChunk; i += kThinThreads) {
       const int r = i / kThinChunk;
       const int kk = i % kThinChunk;
-      sA[r][kk] = r < m && kk < len ? A[static_cast<int64_t>(r) * k + k0 + kk] : 0.0f;
+      const bool ok = r < m && kk < len;
+      if (SGEMM_FEW_ROWS_ASYNC_A) {
+        copy_async<1>(&sA[r][kk], ok ? A + static_cast<int64_t>(r) * k + k0 + kk : A, ok);
+      } else {
+        sA[r][kk] = ok ? A[static_cast<int64_t>(r) * k + k0 + kk] : 0.0f;
+      }
     }
+    copy_commit();
+    // The first rows of B go out before the wait: their trip overlaps A's.
+    load_groups(k0, 4 * warp, len);
+    copy_wait<0>();
     __syncthreads();
     for (int kk = 4 * warp; kk < len; kk += 2 * kGroup) {
-      float v[2][4][4];  // [group][k][column]
-#pragma unroll
-      for (int g = 0; g < 2; ++g) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) load_b(k0, kk + g * kGroup + e, len, v[g][e]);
-      }
+      if (kk > 4 * warp) load_groups(k0, kk, len);
 #pragma unroll
       for (int g = 0; g < 2; ++g) {
         if (kk + g * kGroup >= len) break;
@@ -1193,6 +1218,11 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
         k_slice < kFewColsStages * kFewColsChunk) {
       break;
     }
+    // Few rows: a slice shorter than one pass leaves rows of B unloaded, and each block's fixed
+    // trips to memory (A's chunk, the first rows of B, the partial sums) outweigh its share of B.
+    if (SGEMM_FEW_ROWS_MIN_SLICE && best.thin == 1 && splits > 1 && k_slice < kFewRowsPass) {
+      break;
+    }
     if (splits > 1 && (!SGEMM_SPLIT_K || workspace_for(p, splits, false) > kMaxWorkspaceBytes ||
                        workspace_for(p, splits, false) > workspace_available)) {
       break;
@@ -1208,7 +1238,8 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
 }
 
 // The calibration build's plan (SGEMM_FORCED_PLAN): SGEMM_PLAN="tile,splits,pad" (wanted K
-// slices, pad 0 or 1), read once; main() refuses a malformed one before the first launch.
+// slices, pad 0 or 1; tile kNumTiles: the thin kernel, on shapes with M or N <= kThinMax), read
+// once; main() refuses a malformed one before the first launch.
 struct ForcedPlan {
   const char* text = nullptr;  // as given; null: unset, the model plans
   bool valid = false;
@@ -1222,8 +1253,8 @@ const ForcedPlan& forced_plan() {
     char tail = 0;
     f.valid = f.text != nullptr &&
               std::sscanf(f.text, "%d,%d,%d%c", &f.tile, &f.splits, &f.pad, &tail) == 3 &&
-              f.tile >= 0 && f.tile < kNumTiles && f.splits >= 1 && f.splits <= sgemm::kMaxSplits &&
-              (f.pad == 0 || f.pad == 1);
+              f.tile >= 0 && f.tile <= kNumTiles && f.splits >= 1 &&
+              f.splits <= sgemm::kMaxSplits && (f.pad == 0 || f.pad == 1);
     return f;
   }();
   return f;
@@ -1237,8 +1268,18 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
     const ForcedPlan& f = forced_plan();
     const int k_slice = slice_for(p, f.splits);
     const int splits = ceil_div(p.k, k_slice);
-    return Plan{f.tile, splits, k_slice, f.pad == 1,
-                predict_seconds(p, d, f.tile, splits, k_slice, f.pad == 1)};
+    if (f.tile < kNumTiles) {
+      return Plan{f.tile, splits, k_slice, f.pad == 1,
+                  predict_seconds(p, d, f.tile, splits, k_slice, f.pad == 1)};
+    }
+    if (std::min(p.m, p.n) <= kThinMax) {
+      Plan thin;
+      thin.thin = p.m <= kThinMax && p.m <= p.n ? 1 : 2;
+      thin.splits = splits;
+      thin.k_slice = k_slice;
+      thin.seconds = thin_seconds(p, d, thin.thin, splits);
+      return thin;
+    }
   }
   if (SGEMM_THIN && std::min(p.m, p.n) <= kThinMax) return thin_plan(p, d, workspace_available);
   Plan best;
@@ -1445,9 +1486,9 @@ int main(int argc, char** argv) {
   chapter.workspace_bytes = &workspace_bytes;
   if (SGEMM_FORCED_PLAN && forced_plan().text && !forced_plan().valid) {
     std::fprintf(stderr,
-                 "error: SGEMM_PLAN=%s: expected tile,splits,pad (tile 0-%d, splits 1-%d, pad 0 "
-                 "or 1)\n",
-                 forced_plan().text, kNumTiles - 1, sgemm::kMaxSplits);
+                 "error: SGEMM_PLAN=%s: expected tile,splits,pad (tile 0-%d, or %d: the thin "
+                 "kernel; splits 1-%d, pad 0 or 1)\n",
+                 forced_plan().text, kNumTiles - 1, kNumTiles, sgemm::kMaxSplits);
     return sgemm::kExitUsage;
   }
   return sgemm::run_chapter(chapter, argc, argv);
