@@ -955,16 +955,22 @@ struct TileModel {
   // the compiler schedules it differently): the same blocks in two slices, the reduction's
   // modelled time taken off.
   double split_peak_share;
+  // One column of tiles (N <= block_n): each block streams its own rows of A from DRAM, which no
+  // other block reads, where the share runs' blocks find most of A in L2. The rate of such a
+  // grid over the share run's, with A's rows starting on 128-byte lines (K % 32 == 0) and not.
+  double column_share, column_share_unaligned;
 };
 constexpr int kNumTiles = 7;
 constexpr TileModel kTileModels[kNumTiles] = {
-    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.751, 0.745},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.722, 0.721},
-    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721},
-    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.693},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693},
-    {NarrowTile::kBlockM, NarrowTile::kBlockN, NarrowTile::kThreads / 32, 0.581, 0.555},
-    {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.681, 0.671},
+    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.750, 0.746, 1.020, 1.015},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.722, 0.722, 1.015,
+     1.008},
+    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.726, 0.721, 1.007, 1.004},
+    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.692, 0.993, 0.976},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.703, 0.693, 0.965, 0.798},
+    {NarrowTile::kBlockM, NarrowTile::kBlockN, NarrowTile::kThreads / 32, 0.581, 0.556, 0.745,
+     0.736},
+    {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.681, 0.671, 1.018, 1.015},
 };
 // Each tile's SM rate with 1, 2, ... blocks resident, over its rate with the full count (a row of
 // kTileModels' order): measured for each count below the full one, none for a tile of one block
@@ -973,24 +979,24 @@ constexpr TileModel kTileModels[kNumTiles] = {
 constexpr double kOccupancyRate[kNumTiles][kMaxBlocksPerSm - 1] = {
     {},
     {0.601},
-    {0.823, 0.902, 0.983},
-    {0.785, 0.867, 0.969},
-    {0.439, 0.805, 0.723, 0.953, 0.825, 0.982, 0.875},
-    {0.708, 0.786, 0.917, 0.993},
-    {0.734, 0.815, 0.925, 0.973},
+    {0.818, 0.900, 0.980},
+    {0.748, 0.861, 0.965},
+    {0.433, 0.796, 0.717, 0.946, 0.825, 0.982, 0.875},
+    {0.715, 0.788, 0.917, 0.990},
+    {0.736, 0.822, 0.925, 0.973},
 };
 // A block spends time before its first FMA (the pipeline fills) and after its last (C is
 // written): counted as this many extra k per block, the intercept of time against K.
-constexpr int kFillK = 29;
+constexpr int kFillK = 30;
 // A second kernel in the stream costs this before it does any work.
-constexpr double kLaunchSeconds = 1.9e-6;
+constexpr double kLaunchSeconds = 2.2e-6;
 // A streaming kernel (split-K's reduction, the padded copy of B) moves its bytes at this share of
 // the data-sheet DRAM bandwidth, and at kL2Share while they still sit in L2.
 constexpr double kDramShare = 0.90;
-constexpr double kL2Share = 1.21;
+constexpr double kL2Share = 1.19;
 // Another plan replaces chapter 06's only when predicted at least this much faster: the model's
 // median error on the fitting suite.
-constexpr double kKeepMargin = 0.024;
+constexpr double kKeepMargin = 0.023;
 // Split counts the model tries; slices are whole K tiles (kBlockK = 16 for every tile).
 constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12, 16,
                                     20, 24, 32, 48, 64, 96, 128, 192, 256};
@@ -998,7 +1004,7 @@ constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
 // N odd: the 4-byte copies of B run at this share of the aligned rate.
-constexpr double kOddRowsShare = 0.924;
+constexpr double kOddRowsShare = 0.923;
 // A padded copy of B is made only up to this size (it is B's own size, plus 3 floats a row).
 constexpr size_t kMaxPaddedBytes = size_t{1} << 30;
 
@@ -1150,9 +1156,12 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   const double full = d.blocks_per_sm[tile];
   const double share = splits > 1 ? t.split_peak_share : t.peak_share;
   const double rows = p.n % 2 == 1 && !pad ? kOddRowsShare : 1.0;  // 4-byte copies of B
+  const double column = ceil_div(p.n, t.block_n) > 1 ? 1.0
+                        : p.k % 32 == 0              ? t.column_share
+                                                     : t.column_share_unaligned;
   // The SM's rate with `resident` of the tile's blocks on it.
   const auto rate = [&](double resident) {
-    return d.fma_per_s_per_sm * share * rows *
+    return d.fma_per_s_per_sm * share * rows * column *
            occupancy_rate(tile, static_cast<int>(std::min(resident, full)), d.blocks_per_sm[tile]);
   };
   const double block = t.block_m * t.block_n * (static_cast<double>(k_slice) + kFillK);

@@ -16,7 +16,10 @@ The runs (issue 19; 07_any_shape/README.md, "The model's constants"):
   07 forced to tile t, K whole      blocks filling every SM's slots twice, K = 1024 and 8192: the
     (SGEMM_PLAN=t,1,0)              time per k (the share) and the time before it (the fill, in k);
                                     N - 1 (odd) at 8192: the odd-row share; r blocks on every
-                                    SM, each r below the full count: the rate table
+                                    SM, each r below the full count: the rate table; the same
+                                    blocks as one column of tiles (N = the tile's width), K =
+                                    8192 and 8193: the column shares (A streamed, its rows on
+                                    128-byte lines and not)
   07 forced to tile t, 2 slices     the same blocks in two slices, the reduction's modelled time
     (SGEMM_PLAN=t,2,0)              taken off: the split kernel's share
   07 on the fitting shapes, its own  the model's error with the constants just derived: its median
@@ -62,7 +65,8 @@ RESULTS = REPO / "docs" / "results" / "nvidia-h100-80gb-hbm3" / "calibration_07.
 K_SHORT, K_LONG = 1024, 8192  # the two depths of the share and fill runs (whole K tiles)
 WAVES = 2  # the share runs fill every slot this many times
 # How the constants are written in any_shape.cu (and compared by --check): decimals kept.
-DECIMALS = {"peak_share": 3, "split_peak_share": 3, "occupancy_rate": 3, "kFillK": 0,
+DECIMALS = {"peak_share": 3, "split_peak_share": 3, "column_share": 3,
+            "column_share_unaligned": 3, "occupancy_rate": 3, "kFillK": 0,
             "kLaunchSeconds": 7, "kL2Share": 2, "kDramShare": 2, "kOddRowsShare": 3,
             "kKeepMargin": 3}
 
@@ -96,7 +100,9 @@ def recipes(tiles, sms):
     for i, t in enumerate(tiles):
         bm, bn, full = t["block_m"], t["block_n"], t["blocks_per_sm"]
         m, n = grid_for(WAVES * full * sms, bm, bn)
-        roles = [("short", (m, n, K_SHORT)), ("long", (m, n, K_LONG)), ("odd", (m, n - 1, K_LONG))]
+        roles = [("short", (m, n, K_SHORT)), ("long", (m, n, K_LONG)), ("odd", (m, n - 1, K_LONG)),
+                 ("column", (m * n // bn, bn, K_LONG)),
+                 ("column unaligned", (m * n // bn, bn, K_LONG + 1))]
         for r in occupancies(full):
             rm, rn = grid_for(r * sms, bm, bn)
             roles.append((f"occupancy {r}", (rm, rn, K_LONG)))
@@ -211,11 +217,16 @@ def derive_tiles(tiles, times, shapes_of, device, split_k):
         odd.append(times[(i, "long")] / times[(i, "odd")])
         table = [r * area * (K_LONG + fill) / times[(i, f"occupancy {r}")] / rate
                  for r in occupancies(full)]
+        # The same blocks as one column of tiles: its rate over the share run's.
+        column = {role: WAVES * full * area * (shapes_of[(i, role)][2] + fill) / times[(i, role)]
+                  / rate for role in ("column", "column unaligned")}
         m, n, _ = shapes_of[(i, "split")]
         kernel = times[(i, "split")] - rounds_figure.split_k_seconds(split_k, device, m, n, 2, 0.0)
         split_share = full * 2 * area * (K_LONG + fill) / kernel / fma
         rows.append({"block_m": t["block_m"], "block_n": t["block_n"], "blocks_per_sm": full,
                      "peak_share": share, "split_peak_share": split_share,
+                     "column_share": column["column"],
+                     "column_share_unaligned": column["column unaligned"],
                      "occupancy_rate": table, "measured_fill": fills[i],
                      "odd_rows_share": odd[-1]})
     return {"kFillK": fill, "kOddRowsShare": statistics.median(odd)}, rows
@@ -264,7 +275,7 @@ def source_values(model):
 
 CONSTANT_NAMES = ("kFillK", "kLaunchSeconds", "kL2Share", "kDramShare", "kOddRowsShare",
                   "kKeepMargin")
-TILE_FIELDS = ("peak_share", "split_peak_share")
+TILE_FIELDS = ("peak_share", "split_peak_share", "column_share", "column_share_unaligned")
 
 
 def derived_values(document):
@@ -323,14 +334,18 @@ def render(document):
         f"Every run fills each SM's slots {WAVES} times (blocks = {WAVES} × blocks per SM × SMs) "
         "except the occupancy runs (r blocks on every SM) and the split run (one fill, two "
         "slices). Share: multiply-adds per second per SM over the FP32 lanes × clock, at "
-        f"K = {K_LONG} with the fill above.", "",
-        "| tile | blocks per SM | `peak_share` | `split_peak_share` | `kOccupancyRate` "
-        "(r blocks: rate over the full count's) | fill (k) | odd rows |",
-        "|:---|---:|---:|---:|:---|---:|---:|"]
+        f"K = {K_LONG} with the fill above. Column shares: the share run's blocks as one column "
+        f"of tiles (N = the tile's width, each block streaming its own rows of A), K = {K_LONG} "
+        f"and {K_LONG + 1} (A's rows off 128-byte lines), rate over the share run's.", "",
+        "| tile | blocks per SM | `peak_share` | `split_peak_share` | `column_share` | "
+        "`column_share_unaligned` | `kOccupancyRate` (r blocks: rate over the full count's) | "
+        "fill (k) | odd rows |",
+        "|:---|---:|---:|---:|---:|---:|:---|---:|---:|"]
     for t in document["tiles"]:
         points = ", ".join(f"{r}: {q:.3f}" for r, q in enumerate(t["occupancy_rate"], 1))
         lines.append(f"| {t['block_m']} × {t['block_n']} | {t['blocks_per_sm']} | "
                      f"{t['peak_share']:.3f} | {t['split_peak_share']:.3f} | "
+                     f"{t['column_share']:.3f} | {t['column_share_unaligned']:.3f} | "
                      f"{points or 'none (one block per SM)'} | {t['measured_fill']:.1f} | "
                      f"{t['odd_rows_share']:.3f} |")
     lines += ["", "## The runs", "", "| tile | SGEMM_PLAN | role | M × N × K | ms |",

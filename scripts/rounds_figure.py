@@ -98,7 +98,9 @@ MIRRORED = (
      "const double full=d.blocks_per_sm[tile];"
      "const double share=splits>1?t.split_peak_share:t.peak_share;"
      "const double rows=p.n%2==1&&!pad?kOddRowsShare:1.0;"
-     "const auto rate=[&](double resident){return d.fma_per_s_per_sm*share*rows*"
+     "const double column=ceil_div(p.n,t.block_n)>1?1.0"
+     ":p.k%32==0?t.column_share:t.column_share_unaligned;"
+     "const auto rate=[&](double resident){return d.fma_per_s_per_sm*share*rows*column*"
      "occupancy_rate(tile,static_cast<int>(std::min(resident,full)),d.blocks_per_sm[tile]);};"
      "const double block=t.block_m*t.block_n*(static_cast<double>(k_slice)+kFillK);"
      "const double rest=std::fmod(per_sm,full);"
@@ -445,14 +447,24 @@ def split_k_seconds(constants, device, m, n, splits, beta=BETA):
         device["dram_bytes_per_s"] * (constants["kL2Share"] if in_l2 else constants["kDramShare"]))
 
 
-def sm_rate(model, device, tile, resident, split, odd_rows=False):
+def column_share(model, tile, n, k):
+    """predict_seconds's `column`: 1, unless the grid is one column of tiles (N <= block_n) and
+    every block streams its own rows of A; then the tile's measured column share, the unaligned
+    one when A's rows do not start on 128-byte lines (K % 32 != 0)."""
+    t = model["tiles"][tile]
+    if ceil_div(n, t["block_n"]) > 1:
+        return 1.0
+    return t["column_share"] if k % 32 == 0 else t["column_share_unaligned"]
+
+
+def sm_rate(model, device, tile, resident, split, odd_rows=False, column=1.0):
     """predict_seconds's rate: the multiply-adds per second of one SM running `resident` blocks
     of the tile (the split kernel's share when `split`; kOddRowsShare of it with `odd_rows`, N
-    odd and B not padded)."""
+    odd and B not padded; `column`, column_share()'s factor)."""
     t, c = model["tiles"][tile], model["constants"]
     full = t["blocks_per_sm"]
     return (device["fma_per_s_per_sm"] * (t["split_peak_share"] if split else t["peak_share"])
-            * (c["kOddRowsShare"] if odd_rows else 1.0)
+            * (c["kOddRowsShare"] if odd_rows else 1.0) * column
             * occupancy_rate(t, int(min(resident, full)), int(full)))
 
 
@@ -469,12 +481,13 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     share = t["split_peak_share"] if splits > 1 else t["peak_share"]
     odd = n % 2 == 1 and not pad  # B's rows copied 4 bytes at a time
     rows = c["kOddRowsShare"] if odd else 1.0
+    column = column_share(model, tile, n, k)
 
     def factor(resident):
         return occupancy_rate(t, int(min(resident, full)), int(full))
 
     def rate(resident):
-        return sm_rate(model, device, tile, resident, splits > 1, odd)
+        return sm_rate(model, device, tile, resident, splits > 1, odd, column)
 
     block = t["block_m"] * t["block_n"] * (float(k_slice) + c["kFillK"])
     rest = math.fmod(per_sm, full)
@@ -500,7 +513,7 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     return {"seconds": compute + reduce + padding, "blocks": int(blocks), "per_sm": int(per_sm),
             "full": int(full), "rest": int(rest), "applied": applied, "rounds": rounds,
             "compute": compute, "reduce": reduce, "pad": padding, "rate": rate(full),
-            "block": block, "share": share, "rows": rows}
+            "block": block, "share": share, "rows": rows, "column": column}
 
 
 def plan_for(model, device, shape, rule="source", tiles=None, split=True, pad=True):

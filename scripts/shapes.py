@@ -892,10 +892,10 @@ def tile_size(tile):
     return t["block_m"], t["block_n"]
 
 
-def sm_rate(device, tile, resident, split, odd_rows=False):
+def sm_rate(device, tile, resident, split, odd_rows=False, column=1.0):
     """Multiply-adds per second of one SM running `resident` blocks of the tile."""
     return rounds_figure.sm_rate(launcher_model(), model_device(device), tile, resident, split,
-                                 odd_rows)
+                                 odd_rows, column)
 
 
 def predict_seconds(m, n, k, device, tile, splits, k_slice, pad=False):
@@ -1369,10 +1369,11 @@ def sm_loads(m, n, k, device, tile, splits):
     sms = device["sms"]
     k_slice = rounds_figure.slice_of(launcher_model(), k, splits)
     blocks = ceil_div(m, bm) * ceil_div(n, bn) * ceil_div(k, k_slice)
+    column = rounds_figure.column_share(launcher_model(), tile, n, k)
     loads = []
     for sm in range(sms):
         count = blocks // sms + (1 if sm < blocks % sms else 0)
-        rate = sm_rate(device, tile, max(1, count), splits > 1)
+        rate = sm_rate(device, tile, max(1, count), splits > 1, column=column)
         loads.append((count, bm * bn * (k_slice + launcher_model()["constants"]["kFillK"])
                       / rate))
     return loads, max(c * t for c, t in loads)

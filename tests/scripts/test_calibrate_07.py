@@ -31,13 +31,18 @@ TRUE_TILES = [(0.741, 0.733, []), (0.702, 0.699, [0.613]), (0.713, 0.705, [0.81,
               (0.688, 0.681, [0.79, 0.88, 0.96]),
               (0.611, 0.604, [0.45, 0.8, 0.7, 0.95, 0.82, 0.98, 0.88]),
               (0.583, 0.571, [0.7, 0.85, 0.95]), (0.592, 0.577, [0.75, 0.86, 0.96])]
+# Each tile's column shares (A streamed: its rows on 128-byte lines, and not).
+TRUE_COLUMNS = [(1.02, 1.01), (1.0, 1.0), (1.0, 0.99), (0.99, 0.97), (0.96, 0.8), (0.75, 0.74),
+                (1.02, 1.01)]
 
 
 def true_model():
     model = rf.read_model(REPO)
     model["constants"].update(TRUTH)
-    for tile, (share, split, rates) in zip(model["tiles"], TRUE_TILES):
-        tile.update(peak_share=share, split_peak_share=split, occupancy_rate=rates)
+    for tile, (share, split, rates), (column, unaligned) in zip(model["tiles"], TRUE_TILES,
+                                                                 TRUE_COLUMNS):
+        tile.update(peak_share=share, split_peak_share=split, occupancy_rate=rates,
+                    column_share=column, column_share_unaligned=unaligned)
     return model
 
 
@@ -78,9 +83,12 @@ class DeriveTest(unittest.TestCase):
         constants, rows = cal.derive_tiles(self.model["tiles"], times, shapes_of, DEVICE, TRUTH)
         self.assertEqual(constants["kFillK"], TRUTH["kFillK"])
         self.assertAlmostEqual(constants["kOddRowsShare"], TRUTH["kOddRowsShare"], places=6)
-        for row, (share, split, rates) in zip(rows, TRUE_TILES):
+        for row, (share, split, rates), (column, unaligned) in zip(rows, TRUE_TILES,
+                                                                    TRUE_COLUMNS):
             self.assertAlmostEqual(row["peak_share"], share, places=6)
             self.assertAlmostEqual(row["split_peak_share"], split, places=6)
+            self.assertAlmostEqual(row["column_share"], column, places=6)
+            self.assertAlmostEqual(row["column_share_unaligned"], unaligned, places=6)
             self.assertAlmostEqual(row["measured_fill"], TRUTH["kFillK"], places=6)
             # One entry per count below the full one (none for one block per SM).
             self.assertEqual(len(row["occupancy_rate"]), row["blocks_per_sm"] - 1)
@@ -93,10 +101,17 @@ class DeriveTest(unittest.TestCase):
             for role, (m, n, k) in roles:
                 blocks = rf.ceil_div(m, t["block_m"]) * rf.ceil_div(n, t["block_n"])
                 want = {"short": 2 * t["blocks_per_sm"], "long": 2 * t["blocks_per_sm"],
-                        "odd": 2 * t["blocks_per_sm"], "split": t["blocks_per_sm"]}.get(
+                        "odd": 2 * t["blocks_per_sm"], "split": t["blocks_per_sm"],
+                        "column": 2 * t["blocks_per_sm"],
+                        "column unaligned": 2 * t["blocks_per_sm"]}.get(
                     role, int(role.split()[-1]) if role.startswith("occupancy") else None)
                 self.assertEqual(blocks, want * DEVICE["sms"], (tile, role))
-                self.assertEqual(k % 16, 0)
+                if role.startswith("column"):
+                    # one column of tiles, A's rows on 128-byte lines or not
+                    self.assertEqual(n, t["block_n"])
+                    self.assertEqual(k % 32 == 0, role == "column")
+                else:
+                    self.assertEqual(k % 16, 0)
             self.assertEqual(sum(r == "odd" for r, _ in roles), plan.endswith(",1,0"))
 
     def test_the_margin_is_the_median_error(self):
