@@ -631,9 +631,13 @@ constexpr int few_cols_smem_bytes(int cols) {
 // consecutive k that start at 4w, 4w + 16, ... of each chunk, eight rows of B in flight per lane,
 // and reads A's four k of each row as one float4 from shared memory, where all lanes read the
 // same address (a broadcast). The warps' sums meet in shared memory, and warp 0 adds them in a
-// fixed order.
+// fixed order. The launch bounds hold the registers to 64, 96 and 128 a thread (8, 5 and 4 blocks
+// per SM): left alone, ptxas gave the 4-row kernel 72 (7 blocks), and 4 x 8192 x 28672 ran 8 %
+// slower.
+constexpr int few_rows_blocks_per_sm(int rows) { return rows <= 4 ? 8 : rows <= 8 ? 5 : 4; }
+
 template <int kRows, bool kVec4>
-__global__ void __launch_bounds__(kThinThreads)
+__global__ void __launch_bounds__(kThinThreads, few_rows_blocks_per_sm(kRows))
     sgemm_few_rows(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                    const float* __restrict__ B, float beta, float* __restrict__ C,
                    int64_t c_slice) {
