@@ -959,27 +959,39 @@ class HeldoutSuiteTest(unittest.TestCase):
         self.assertEqual(shapes.log_uniform(random.Random(2), 7, 7), 7)
 
 
-class Heldout2SuiteTest(HeldoutSuiteTest):
-    """The second draw (issue 19's floors): the same distribution with the next seed, none of the
-    first draw's shapes."""
+class LaterDraw:
+    """The tests of the n-th draw (n >= 2): the same distribution with the next seed, none of the
+    earlier draws' shapes, the committed list as heldout_literal() writes it."""
 
-    suite = shapes.HELDOUT2_SUITE
+    draw = 0
+
+    def name(self, draw):
+        return "HELDOUT_SUITE" if draw == 1 else f"HELDOUT{draw}_SUITE"
+
+    def seen(self):
+        return [s for d in range(1, self.draw) for s in getattr(shapes, self.name(d))]
 
     def test_the_generator_reproduces_the_committed_list(self):
-        self.assertEqual(shapes.HELDOUT2_SEED, 20)
-        self.assertEqual(shapes.heldout_suite(20, shapes.HELDOUT_SUITE), self.suite)
+        seed, name = 18 + self.draw, self.name(self.draw)
+        self.assertEqual(getattr(shapes, f"HELDOUT{self.draw}_SEED"), seed)
+        self.assertEqual(shapes.heldout_suite(seed, self.seen()), self.suite)
         source = (SCRIPTS / "shapes.py").read_text()
-        start = source.index("\nHELDOUT2_SUITE = [\n") + 1
+        start = source.index(f"\n{name} = [\n") + 1
         self.assertEqual(source[start:source.index("\n]\n", start) + 2],
-                         shapes.heldout_literal(20, shapes.HELDOUT_SUITE, "HELDOUT2_SUITE"))
-        self.assertIs(shapes.SUITES["heldout2"], self.suite)
-        self.assertEqual(set(s[:3] for s in self.suite) & set(s[:3] for s in shapes.HELDOUT_SUITE),
-                         set())
+                         shapes.heldout_literal(seed, self.seen(), name))
+        self.assertIs(shapes.SUITES[f"heldout{self.draw}"], self.suite)
+        self.assertEqual(set(s[:3] for s in self.suite) & set(s[:3] for s in self.seen()), set())
 
     def test_another_seed_draws_another_list_with_the_same_groups(self):
-        other = shapes.heldout_suite(21, shapes.HELDOUT_SUITE)
+        other = shapes.heldout_suite(19 + self.draw, self.seen())
         self.assertNotEqual(other, self.suite)
         self.assertEqual([s[3] for s in other], [s[3] for s in self.suite])
+
+
+class Heldout2SuiteTest(LaterDraw, HeldoutSuiteTest):
+    """The second draw and the groups every draw holds."""
+
+    suite, draw = shapes.HELDOUT2_SUITE, 2
 
     def test_both_size_classes_small_m_small_n_and_long_k(self):
         large = [s for s in self.suite if shapes.is_large(s[:3])]
@@ -1001,79 +1013,16 @@ def heldout_rows(values):
     return rows
 
 
-
 class Heldout3SuiteTest(Heldout2SuiteTest):
-    """The third draw: the same distribution with the next seed, none of the first two draws'
-    shapes."""
+    suite, draw = shapes.HELDOUT3_SUITE, 3
 
-    suite = shapes.HELDOUT3_SUITE
-
-    def test_the_generator_reproduces_the_committed_list(self):
-        seen = list(shapes.HELDOUT_SUITE) + list(shapes.HELDOUT2_SUITE)
-        self.assertEqual(shapes.HELDOUT3_SEED, 21)
-        self.assertEqual(shapes.heldout_suite(21, seen), self.suite)
-        source = (SCRIPTS / "shapes.py").read_text()
-        start = source.index("\nHELDOUT3_SUITE = [\n") + 1
-        self.assertEqual(source[start:source.index("\n]\n", start) + 2],
-                         shapes.heldout_literal(21, seen, "HELDOUT3_SUITE"))
-        self.assertIs(shapes.SUITES["heldout3"], self.suite)
-        self.assertEqual(set(s[:3] for s in self.suite) & set(s[:3] for s in seen), set())
-
-    def test_another_seed_draws_another_list_with_the_same_groups(self):
-        other = shapes.heldout_suite(22, list(shapes.HELDOUT_SUITE) + list(shapes.HELDOUT2_SUITE))
-        self.assertNotEqual(other, self.suite)
-        self.assertEqual([s[3] for s in other], [s[3] for s in self.suite])
 
 class Heldout4SuiteTest(Heldout2SuiteTest):
-    """The fourth draw: the same distribution with the next seed, none of the first three draws'
-    shapes."""
-
-    suite = shapes.HELDOUT4_SUITE
-
-    def seen(self):
-        return (list(shapes.HELDOUT_SUITE) + list(shapes.HELDOUT2_SUITE)
-                + list(shapes.HELDOUT3_SUITE))
-
-    def test_the_generator_reproduces_the_committed_list(self):
-        self.assertEqual(shapes.HELDOUT4_SEED, 22)
-        self.assertEqual(shapes.heldout_suite(22, self.seen()), self.suite)
-        source = (SCRIPTS / "shapes.py").read_text()
-        start = source.index("\nHELDOUT4_SUITE = [\n") + 1
-        self.assertEqual(source[start:source.index("\n]\n", start) + 2],
-                         shapes.heldout_literal(22, self.seen(), "HELDOUT4_SUITE"))
-        self.assertIs(shapes.SUITES["heldout4"], self.suite)
-        self.assertEqual(set(s[:3] for s in self.suite) & set(s[:3] for s in self.seen()), set())
-
-    def test_another_seed_draws_another_list_with_the_same_groups(self):
-        other = shapes.heldout_suite(23, self.seen())
-        self.assertNotEqual(other, self.suite)
-        self.assertEqual([s[3] for s in other], [s[3] for s in self.suite])
+    suite, draw = shapes.HELDOUT4_SUITE, 4
 
 
 class Heldout5SuiteTest(Heldout2SuiteTest):
-    """The fifth draw: the same distribution with the next seed, none of the first four draws'
-    shapes."""
-
-    suite = shapes.HELDOUT5_SUITE
-
-    def seen(self):
-        return (list(shapes.HELDOUT_SUITE) + list(shapes.HELDOUT2_SUITE)
-                + list(shapes.HELDOUT3_SUITE) + list(shapes.HELDOUT4_SUITE))
-
-    def test_the_generator_reproduces_the_committed_list(self):
-        self.assertEqual(shapes.HELDOUT5_SEED, 23)
-        self.assertEqual(shapes.heldout_suite(23, self.seen()), self.suite)
-        source = (SCRIPTS / "shapes.py").read_text()
-        start = source.index("\nHELDOUT5_SUITE = [\n") + 1
-        self.assertEqual(source[start:source.index("\n]\n", start) + 2],
-                         shapes.heldout_literal(23, self.seen(), "HELDOUT5_SUITE"))
-        self.assertIs(shapes.SUITES["heldout5"], self.suite)
-        self.assertEqual(set(s[:3] for s in self.suite) & set(s[:3] for s in self.seen()), set())
-
-    def test_another_seed_draws_another_list_with_the_same_groups(self):
-        other = shapes.heldout_suite(24, self.seen())
-        self.assertNotEqual(other, self.suite)
-        self.assertEqual([s[3] for s in other], [s[3] for s in self.suite])
+    suite, draw = shapes.HELDOUT5_SUITE, 5
 
 
 class HeldoutFloorsTest(unittest.TestCase):
