@@ -934,12 +934,12 @@ __global__ void __launch_bounds__(kThinThreads)
 // and the launcher takes the fastest. Work per block: BM * BN * (K slice + kFillK) multiply-adds.
 // SM rate: FP32 lanes * clock * the tile's share of the peak at its full occupancy, times the
 // tile's measured rate with fewer resident blocks when the busiest SM holds fewer than fit (fewer
-// warps hide less of the barrier and copy latency). When the
-// busiest SM's blocks make more than one round, the last, partial round runs at its own
-// occupancy (SGEMM_PARTIAL_ROUND measures the two other choices). Split-K adds a second launch
-// and the reduction's bytes, from L2 while the slices fit there. N odd: 4-byte copies of B run at
-// kOddRowsShare of the rate, unless B is first copied into padded rows, which costs a launch and
-// 8 bytes of DRAM traffic per element of B.
+// warps hide less of the barrier and copy latency), and its column share when the grid is one
+// column of tiles (every block streams its own rows of A). When the busiest SM's blocks make more
+// than one round, the last, partial round runs at its own occupancy (SGEMM_PARTIAL_ROUND measures
+// the two other choices). Split-K adds a second launch and the reduction's bytes, from L2 while the
+// slices fit there. N odd: 4-byte copies of B run at kOddRowsShare of the rate, unless B is first
+// copied into padded rows, which costs a launch and 8 bytes of DRAM traffic per element of B.
 //
 // Every measured number below is scripts/calibrate_07.py's, copied from
 // docs/results/nvidia-h100-80gb-hbm3/calibration_07.md (a host test holds the two together): it
