@@ -1196,6 +1196,9 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
 constexpr int kThinMax = 16;
 constexpr int kThinMaxSplits = 1024;
 
+// Which thin kernel streams a problem with M or N <= kThinMax: 1 few rows (B), 2 few columns (A).
+int thin_kind(const sgemm::Problem& p) { return p.m <= kThinMax && p.m <= p.n ? 1 : 2; }
+
 // The thin kernel's occupancy, by its thin side (4, 8 or 16) and kind (1 few rows, 2 few columns).
 int thin_slots(const Device& d, int kind, int thin) {
   const int side = thin <= 4 ? 0 : thin <= 8 ? 1 : 2;
@@ -1216,7 +1219,7 @@ double thin_seconds(const sgemm::Problem& p, const Device& d, int kind, int spli
 
 Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_available) {
   Plan best;
-  best.thin = p.m <= kThinMax && p.m <= p.n ? 1 : 2;
+  best.thin = thin_kind(p);
   best.seconds = -1;
   int last_splits = 0;
   for (int wanted = 1; wanted <= kThinMaxSplits;
@@ -1287,7 +1290,7 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
     }
     if (std::min(p.m, p.n) <= kThinMax) {
       Plan thin;
-      thin.thin = p.m <= kThinMax && p.m <= p.n ? 1 : 2;
+      thin.thin = thin_kind(p);
       thin.splits = splits;
       thin.k_slice = k_slice;
       thin.seconds = thin_seconds(p, d, thin.thin, splits);

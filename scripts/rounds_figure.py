@@ -123,7 +123,7 @@ MIRRORED = (
      "const int k_slice=slice_for(p,f.splits);const int splits=ceil_div(p.k,k_slice);"
      "if(f.tile<kNumTiles){return Plan{f.tile,splits,k_slice,f.pad==1,"
      "predict_seconds(p,d,f.tile,splits,k_slice,f.pad==1)};}"
-     "if(std::min(p.m,p.n)<=kThinMax){Plan thin;thin.thin=p.m<=kThinMax&&p.m<=p.n?1:2;"
+     "if(std::min(p.m,p.n)<=kThinMax){Plan thin;thin.thin=thin_kind(p);"
      "thin.splits=splits;thin.k_slice=k_slice;thin.seconds=thin_seconds(p,d,thin.thin,splits);"
      "return thin;}}"
      "if(SGEMM_THIN&&std::min(p.m,p.n)<=kThinMax)return thin_plan(p,d,workspace_available);"
@@ -472,7 +472,7 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     """predict_seconds, with its parts: {"seconds", "blocks", "per_sm", "full", "rest",
     "applied" (the last round timed at its own occupancy), "rounds" [(blocks, occupancy factor,
     seconds)], "compute", "reduce", "pad", "rate" (the SM's rate at full occupancy), "block" (a
-    block's multiply-adds, fill included), "share", "rows"}."""
+    block's multiply-adds, fill included), "share", "rows", "column" (column_share()'s factor)}."""
     m, n, k = shape
     t, c = model["tiles"][tile], model["constants"]
     blocks = float(ceil_div(m, t["block_m"])) * ceil_div(n, t["block_n"]) * splits
