@@ -59,6 +59,9 @@
 #ifndef SGEMM_STAGED_C
 #define SGEMM_STAGED_C 1  // 0: 128 x 256 with B padded writes C from the registers, 4 bytes a store
 #endif
+#ifndef SGEMM_ROW_COPIES
+#define SGEMM_ROW_COPIES 1  // 0: 4- and 8-byte copies of B one address per copy, as 16-byte ones
+#endif
 #ifndef SGEMM_THIN
 #define SGEMM_THIN 1  // 0: M <= 16 or N <= 16 go to the tiles like every other shape
 #endif
@@ -112,16 +115,23 @@ struct Tile {
   static constexpr int kPassesA = kBlockM / kRowsPerPassA;
   static constexpr int kStepsA = kBlockK / 8;
 
-  // Copy plan for B with kVec floats per copy (4: N % 4 == 0, 2: N even, 1: N odd): a row of the
-  // B tile is kBlockN / kVec chunks, consecutive threads take consecutive chunks (coalesced in
-  // global memory, conflict-free in shared memory), kRowsPerPass rows per pass.
+  // Copy plan for B with kVec floats per copy (4: N % 4 == 0, 2: N even, 1: N odd), coalesced in
+  // global memory and conflict-free in shared memory. 16-byte chunks: consecutive threads take
+  // consecutive chunks of a row, kRowsPerPass rows per pass, one chunk a row. Narrower chunks
+  // (SGEMM_ROW_COPIES): a warp takes a row, each lane kChunks chunks kChunkStride floats apart,
+  // so one 64-bit address per row serves all of a thread's chunks in it (immediate offsets); a
+  // thread per chunk would compute an address per copy, four times as many for 4 bytes.
   template <int kVec>
   struct CopyB {
-    static constexpr int kThreadsPerRow = kBlockN / kVec;
+    static constexpr bool kByRow = kVec < 4 && SGEMM_ROW_COPIES;
+    static constexpr int kThreadsPerRow =
+        !kByRow ? kBlockN / kVec : (kBlockN / kVec < 32 ? kBlockN / kVec : 32);
+    static constexpr int kChunkStride = kThreadsPerRow * kVec;  // floats between a lane's chunks
+    static constexpr int kChunks = kBlockN / kChunkStride;      // chunks per thread and row
     static constexpr int kRowsPerPass = kThreads / kThreadsPerRow;
-    static constexpr int kCopies = kBlockK / kRowsPerPass;
+    static constexpr int kCopies = kBlockK / kRowsPerPass;  // rows per thread
     static_assert(kThreadsPerRow <= kThreads && kThreads % kThreadsPerRow == 0 &&
-                      kBlockK % kRowsPerPass == 0,
+                      kChunks * kChunkStride == kBlockN && kBlockK % kRowsPerPass == 0,
                   "B is copied in whole chunks, every thread the same number of times");
   };
 
@@ -224,12 +234,14 @@ struct CopyPlan {
                    // padded copy its end may read the zeros past column N)
 };
 
-// Issues the copies of one K tile into one stage (chapter 06). kCheck: the tile may reach past
-// the matrix (last K tile of the slice, or bottom row of blocks); elements outside are
-// zero-filled and read from a valid address. ldb: floats from one row of B to the next.
-template <class T, int kVec, bool kCheck>
+// Issues the copies of one K tile into one stage (chapter 06). kCheckA: A's tile may reach past
+// the matrix (last K tile of the slice, or bottom row of blocks); kCheckB: B's may (last K tile,
+// or, for narrow chunks, the last column of blocks). Elements outside are zero-filled and read
+// from a valid address. ldb: floats from one row of B to the next; cols_left: n - block_col.
+template <class T, int kVec, bool kCheckA, bool kCheckB>
 __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& p, const float* A,
-                                          const float* B, int ldb, int rows_left, int k_left) {
+                                          const float* B, int ldb, int rows_left, int cols_left,
+                                          int k_left) {
   // A, transposed on the way, 4 bytes at a time: 8 lanes read the 32 bytes of one row.
   const float* row_ptr = p.a;
 #pragma unroll
@@ -237,7 +249,7 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
 #pragma unroll
     for (int j = 0; j < T::kStepsA; ++j) {
       float* dst = sA + p.a_dst + 8 * j * T::kStrideA + i * T::kRowsPerPassA;
-      if (kCheck) {
+      if (kCheckA) {
         const bool ok = p.a_row + i * T::kRowsPerPassA < rows_left && p.a_k + 8 * j < k_left;
         copy_async<1>(dst, ok ? row_ptr + 8 * j : A, ok);
       } else {
@@ -246,14 +258,56 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
     }
     row_ptr += p.a_pass;
   }
-  // B, row-major like global memory, one chunk of kVec floats per copy.
+  // B, row-major like global memory, chunks of kVec floats.
   using CB = typename T::template CopyB<kVec>;
 #pragma unroll
   for (int c = 0; c < CB::kCopies; ++c) {
     const int row = p.b_row + c * CB::kRowsPerPass;
-    const bool ok = (!kCheck || row < k_left) && p.b_ok;
     const float* src = p.b + static_cast<int64_t>(c) * CB::kRowsPerPass * ldb + p.b_src;
-    copy_async<kVec>(sB + row * T::kBlockN + p.b_col, kCheck && !ok ? B : src, ok);
+    if constexpr (!CB::kByRow) {
+      // One chunk a row, resolved once: p.b_ok and p.b_src hold the column check.
+      const bool ok = (!kCheckB || row < k_left) && p.b_ok;
+      copy_async<kVec>(sB + row * T::kBlockN + p.b_col, kCheckB && !ok ? B : src, ok);
+    } else {
+#pragma unroll
+      for (int j = 0; j < CB::kChunks; ++j) {
+        const int col = p.b_col + j * CB::kChunkStride;
+        if (kCheckB) {
+          const bool ok = row < k_left && col < cols_left;
+          copy_async<kVec>(sB + row * T::kBlockN + col, ok ? src + j * CB::kChunkStride : B, ok);
+        } else {
+          copy_async<kVec>(sB + row * T::kBlockN + col, src + j * CB::kChunkStride, true);
+        }
+      }
+    }
+  }
+}
+
+// The copies of one K tile with the checks its place needs: the last K tile checks A and B (their
+// k may run past K), a block of the bottom row A's rows, and with narrow chunks a block of the
+// last column B's columns. With narrow chunks, a bottom-row block copies B unchecked: with
+// M < BM every block is in the bottom row, and checking B there cost the 64 x 128 tile up to 9 %
+// at M = 38 and 98 (README.md, "Rows that are not 16-byte aligned"). 16-byte chunks keep one
+// checked path for both (the plan resolves their columns once), and with it chapter 06's
+// machine code.
+template <class T, int kVec>
+__device__ __forceinline__ void copy_stage(float* sA, float* sB, const CopyPlan& p, const float* A,
+                                           const float* B, int ldb, int rows_left, int cols_left,
+                                           int k_left, bool last, bool edge_m, bool edge_n) {
+  if constexpr (!T::template CopyB<kVec>::kByRow) {
+    if (last || edge_m) {
+      copy_tile<T, kVec, true, true>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+    } else {
+      copy_tile<T, kVec, false, false>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+    }
+  } else {
+    if (last || edge_n) {
+      copy_tile<T, kVec, true, true>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+    } else if (edge_m) {
+      copy_tile<T, kVec, true, false>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+    } else {
+      copy_tile<T, kVec, false, false>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+    }
   }
 }
 
@@ -420,12 +474,15 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
   const int a_off = (warp / T::kWarpsN) * T::kWarpM + lane_m * 4;  // sA column of rA[0]
   const int b_off = (warp % T::kWarpsN) * T::kWarpN + lane_n * 4;  // sB column of rB[0]
 
-  // Prologue 1: the copy plan. A chunk of B outside the matrix is resolved once (zero-filled,
-  // read from column 0); rows of A outside the matrix only exist in the bottom row of blocks,
-  // which copies every tile with checks (edge_m).
+  // Prologue 1: the copy plan. A 16-byte chunk of B outside the matrix is resolved once
+  // (zero-filled, read from column 0); narrower chunks outside it only exist in the last column
+  // of blocks (edge_n), rows of A outside it only in the bottom row (edge_m), and those blocks
+  // copy with checks (copy_stage).
   CopyPlan plan;
   const int rows_left = m - block_row;
+  const int cols_left = n - block_col;
   const bool edge_m = rows_left < T::kBlockM;
+  const bool edge_n = cols_left < T::kBlockN;
   {
     plan.a_row = tid / 8;
     plan.a_k = tid % 8;
@@ -446,13 +503,8 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
   for (int s = 0; s < T::kStages - 1; ++s) {
     if (s < num_tiles) {
       float* sA = smem + s * T::kStageFloats;
-      if (s == num_tiles - 1 || edge_m) {
-        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
-                                 k_len - s * T::kBlockK);
-      } else {
-        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
-                                  k_len - s * T::kBlockK);
-      }
+      copy_stage<T, kVec>(sA, sA + kSizeA, plan, A, B, ldb, rows_left, cols_left,
+                          k_len - s * T::kBlockK, s == num_tiles - 1, edge_m, edge_n);
       plan.a += T::kBlockK;
       plan.b += static_cast<int64_t>(T::kBlockK) * ldb;
     }
@@ -474,13 +526,8 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
     const int next = t + T::kStages - 1;
     if (next < num_tiles) {
       float* sA = smem + write_stage * T::kStageFloats;
-      if (next == num_tiles - 1 || edge_m) {
-        copy_tile<T, kVec, true>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
-                                 k_len - next * T::kBlockK);
-      } else {
-        copy_tile<T, kVec, false>(sA, sA + kSizeA, plan, A, B, ldb, rows_left,
-                                  k_len - next * T::kBlockK);
-      }
+      copy_stage<T, kVec>(sA, sA + kSizeA, plan, A, B, ldb, rows_left, cols_left,
+                          k_len - next * T::kBlockK, next == num_tiles - 1, edge_m, edge_n);
       plan.a += T::kBlockK;
       plan.b += static_cast<int64_t>(T::kBlockK) * ldb;
     }
@@ -967,14 +1014,14 @@ struct TileModel {
 constexpr int kNumTiles = 7;
 constexpr TileModel kTileModels[kNumTiles] = {
     {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.750, 0.746, 1.020, 1.015},
-    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.722, 0.722, 1.015,
-     1.008},
-    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.726, 0.721, 1.007, 1.004},
-    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.692, 0.993, 0.976},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.703, 0.693, 0.965, 0.798},
-    {NarrowTile::kBlockM, NarrowTile::kBlockN, NarrowTile::kThreads / 32, 0.581, 0.556, 0.745,
-     0.736},
-    {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.681, 0.671, 1.018, 1.015},
+    {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.723, 0.722, 1.013,
+     1.005},
+    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721, 1.008, 1.003},
+    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.720, 0.692, 0.995, 0.978},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693, 0.965, 0.798},
+    {NarrowTile::kBlockM, NarrowTile::kBlockN, NarrowTile::kThreads / 32, 0.581, 0.556, 0.742,
+     0.735},
+    {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.681, 0.670, 1.018, 1.016},
 };
 // Each tile's SM rate with 1, 2, ... blocks resident, over its rate with the full count (a row of
 // kTileModels' order): measured for each count below the full one, none for a tile of one block
@@ -983,21 +1030,21 @@ constexpr TileModel kTileModels[kNumTiles] = {
 constexpr double kOccupancyRate[kNumTiles][kMaxBlocksPerSm - 1] = {
     {},
     {0.601},
-    {0.818, 0.900, 0.980},
-    {0.748, 0.861, 0.965},
-    {0.433, 0.796, 0.717, 0.946, 0.825, 0.982, 0.875},
-    {0.715, 0.788, 0.917, 0.990},
-    {0.736, 0.822, 0.925, 0.973},
+    {0.823, 0.901, 0.981},
+    {0.758, 0.850, 0.966},
+    {0.435, 0.798, 0.717, 0.944, 0.821, 0.982, 0.877},
+    {0.712, 0.786, 0.918, 0.992},
+    {0.736, 0.822, 0.926, 0.974},
 };
 // A block spends time before its first FMA (the pipeline fills) and after its last (C is
 // written): counted as this many extra k per block, the intercept of time against K.
-constexpr int kFillK = 30;
+constexpr int kFillK = 27;
 // A second kernel in the stream costs this before it does any work.
-constexpr double kLaunchSeconds = 2.2e-6;
+constexpr double kLaunchSeconds = 2.1e-6;
 // A streaming kernel (split-K's reduction, the padded copy of B) moves its bytes at this share of
 // the data-sheet DRAM bandwidth, and at kL2Share while they still sit in L2.
 constexpr double kDramShare = 0.90;
-constexpr double kL2Share = 1.19;
+constexpr double kL2Share = 1.16;
 // Another plan replaces chapter 06's only when predicted at least this much faster: the model's
 // median error on the fitting suite.
 constexpr double kKeepMargin = 0.023;
@@ -1008,7 +1055,7 @@ constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
 // N odd: the 4-byte copies of B run at this share of the aligned rate.
-constexpr double kOddRowsShare = 0.923;
+constexpr double kOddRowsShare = 0.919;
 // A padded copy of B is made only up to this size (it is B's own size, plus 3 floats a row).
 constexpr size_t kMaxPaddedBytes = size_t{1} << 30;
 
