@@ -117,15 +117,15 @@ struct Tile {
 
   // Copy plan for B with kVec floats per copy (4: N % 4 == 0, 2: N even, 1: N odd), coalesced in
   // global memory and conflict-free in shared memory. 16-byte chunks: consecutive threads take
-  // consecutive chunks of a row, kRowsPerPass rows per pass, one chunk a row. Narrower chunks
-  // (SGEMM_ROW_COPIES): a warp takes a row, each lane kChunks chunks kChunkStride floats apart,
-  // so one 64-bit address per row serves all of a thread's chunks in it (immediate offsets); a
-  // thread per chunk would compute an address per copy, four times as many for 4 bytes.
+  // consecutive chunks of a row, kRowsPerPass rows per pass, one chunk a row. Narrower chunks,
+  // more than 32 to a row (SGEMM_ROW_COPIES): a warp takes a row, each lane kChunks chunks
+  // kChunkStride floats apart, so one 64-bit address per row serves all of a thread's chunks in
+  // it (immediate offsets); a thread per chunk would compute an address per copy, four times as
+  // many for 4 bytes. A row of at most 32 chunks is one chunk a lane either way.
   template <int kVec>
   struct CopyB {
-    static constexpr bool kByRow = kVec < 4 && SGEMM_ROW_COPIES;
-    static constexpr int kThreadsPerRow =
-        !kByRow ? kBlockN / kVec : (kBlockN / kVec < 32 ? kBlockN / kVec : 32);
+    static constexpr bool kByRow = kVec < 4 && kBlockN / kVec > 32 && SGEMM_ROW_COPIES;
+    static constexpr int kThreadsPerRow = kByRow ? 32 : kBlockN / kVec;
     static constexpr int kChunkStride = kThreadsPerRow * kVec;  // floats between a lane's chunks
     static constexpr int kChunks = kBlockN / kChunkStride;      // chunks per thread and row
     static constexpr int kRowsPerPass = kThreads / kThreadsPerRow;
@@ -235,10 +235,11 @@ struct CopyPlan {
 };
 
 // Issues the copies of one K tile into one stage (chapter 06). kCheckA: A's tile may reach past
-// the matrix (last K tile of the slice, or bottom row of blocks); kCheckB: B's may (last K tile,
-// or, for narrow chunks, the last column of blocks). Elements outside are zero-filled and read
+// the matrix (last K tile of the slice, or bottom row of blocks). kCheckB: 2, B's tile may reach
+// past K or N (last K tile); 1, past N only (a row copy's last column of blocks); 0, neither (a
+// chunk copy resolves its column once, in the plan). Elements outside are zero-filled and read
 // from a valid address. ldb: floats from one row of B to the next; cols_left: n - block_col.
-template <class T, int kVec, bool kCheckA, bool kCheckB>
+template <class T, int kVec, bool kCheckA, int kCheckB>
 __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& p, const float* A,
                                           const float* B, int ldb, int rows_left, int cols_left,
                                           int k_left) {
@@ -266,14 +267,14 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
     const float* src = p.b + static_cast<int64_t>(c) * CB::kRowsPerPass * ldb + p.b_src;
     if constexpr (!CB::kByRow) {
       // One chunk a row, resolved once: p.b_ok and p.b_src hold the column check.
-      const bool ok = (!kCheckB || row < k_left) && p.b_ok;
-      copy_async<kVec>(sB + row * T::kBlockN + p.b_col, kCheckB && !ok ? B : src, ok);
+      const bool ok = (kCheckB != 2 || row < k_left) && p.b_ok;
+      copy_async<kVec>(sB + row * T::kBlockN + p.b_col, kCheckB == 2 && !ok ? B : src, ok);
     } else {
 #pragma unroll
       for (int j = 0; j < CB::kChunks; ++j) {
         const int col = p.b_col + j * CB::kChunkStride;
-        if (kCheckB) {
-          const bool ok = row < k_left && col < cols_left;
+        if (kCheckB != 0) {
+          const bool ok = (kCheckB != 2 || row < k_left) && col < cols_left;
           copy_async<kVec>(sB + row * T::kBlockN + col, ok ? src + j * CB::kChunkStride : B, ok);
         } else {
           copy_async<kVec>(sB + row * T::kBlockN + col, src + j * CB::kChunkStride, true);
@@ -284,30 +285,33 @@ __device__ __forceinline__ void copy_tile(float* sA, float* sB, const CopyPlan& 
 }
 
 // The copies of one K tile with the checks its place needs: the last K tile checks A and B (their
-// k may run past K), a block of the bottom row A's rows, and with narrow chunks a block of the
-// last column B's columns. With narrow chunks, a bottom-row block copies B unchecked: with
-// M < BM every block is in the bottom row, and checking B there cost the 64 x 128 tile up to 9 %
-// at M = 38 and 98 (README.md, "Rows that are not 16-byte aligned"). 16-byte chunks keep one
-// checked path for both (the plan resolves their columns once), and with it chapter 06's
-// machine code.
+// k may run past K), a block of the bottom row A's rows, and with row copies a block of the last
+// column B's columns. With row copies a bottom-row block copies B unchecked: with M < BM every
+// block is in the bottom row, and checking B there cost the 64 x 128 tile up to 9 % at M = 38 and
+// 98 (README.md, "Rows that are not 16-byte aligned"). Chunk copies keep one checked path for
+// both (the plan resolves their columns once), and with it chapter 06's machine code.
 template <class T, int kVec>
 __device__ __forceinline__ void copy_stage(float* sA, float* sB, const CopyPlan& p, const float* A,
                                            const float* B, int ldb, int rows_left, int cols_left,
                                            int k_left, bool last, bool edge_m, bool edge_n) {
   if constexpr (!T::template CopyB<kVec>::kByRow) {
     if (last || edge_m) {
-      copy_tile<T, kVec, true, true>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+      copy_tile<T, kVec, true, 2>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
     } else {
-      copy_tile<T, kVec, false, false>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+      copy_tile<T, kVec, false, 0>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
     }
+  } else if (last) {
+    copy_tile<T, kVec, true, 2>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+  } else if (edge_n) {
+    if (edge_m) {
+      copy_tile<T, kVec, true, 1>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+    } else {
+      copy_tile<T, kVec, false, 1>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
+    }
+  } else if (edge_m) {
+    copy_tile<T, kVec, true, 0>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
   } else {
-    if (last || edge_n) {
-      copy_tile<T, kVec, true, true>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
-    } else if (edge_m) {
-      copy_tile<T, kVec, true, false>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
-    } else {
-      copy_tile<T, kVec, false, false>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
-    }
+    copy_tile<T, kVec, false, 0>(sA, sB, p, A, B, ldb, rows_left, cols_left, k_left);
   }
 }
 
