@@ -18,6 +18,12 @@ Figures (PNG, into <chapter>/figures/, or <out>/<chapter>/ with --out):
   06  pipeline.png      which tile each shared-memory stage holds, iteration by iteration
   07  few_columns.png   the few-columns kernel: its pipeline of chunks, what a lane reads, and
                         the butterfly that adds the lanes' sums
+      row_copies.png    a K tile of B with N odd (4-byte copies) on SmallTile, a thread per chunk
+                        against a warp per row: which thread copies what, and its addresses
+
+07's tile comes from `using SmallTile = Tile<...>;`: parse_parameters reads every such alias of a
+template struct as "<Alias>::<parameter>" (the struct's template parameter names, trailing `_`
+dropped).
 """
 
 import argparse
@@ -81,6 +87,14 @@ def parse_parameters(path):
     params.update({name: int(value) for name, value in
                    re.findall(r"^\s*#define\s+(SGEMM_(?!TILE\b)\w+)\s+(\d+)\s*$", text,
                               flags=re.M)})
+    for alias, struct, args in re.findall(r"\busing\s+(\w+)\s*=\s*(\w+)\s*<([\d,\s]+)>\s*;",
+                                          text):
+        head = re.search(r"template\s*<([^>]*)>\s*struct\s+" + struct + r"\b", text)
+        values = [int(v) for v in args.split(",")]
+        names = [p.partition("=")[0].split()[-1].rstrip("_") for p in head.group(1).split(",")
+                 ] if head else []
+        if len(names) == len(values):
+            params.update({f"{alias}::{n}": v for n, v in zip(names, values)})
     tile = re.search(r"^\s*#define\s+SGEMM_TILE\s+(.+)$", text, flags=re.M)
     if not tile:
         return params
@@ -159,7 +173,8 @@ REQUIRED = {
                          "thread_n"],
     "06_double_buffer": ["block_m", "block_n", "block_k", "stages"],
     "07_any_shape": ["kThinRows", "kThinThreads", "kFewColsChunk", "SGEMM_FEW_COLS_STAGES",
-                     "kThinMax"],
+                     "kThinMax", "SmallTile::kBlockM", "SmallTile::kBlockN", "SmallTile::kBlockK",
+                     "SmallTile::kWarpM", "SmallTile::kWarpN"],
 }
 
 
@@ -849,8 +864,8 @@ def figure_pipeline(plt, root, chapter, out, colours):
 def figure_few_columns(plt, root, chapter, out, colours):
     """07's few-columns kernel: its pipeline of chunks, what one lane reads of a chunk, and the
     butterfly reduce-scatter that adds the 32 lanes' sums."""
-    (rows, threads, chunk, stages, thin), params, path = parameters(root, chapter)
-    names = REQUIRED[chapter]
+    (rows, threads, chunk, stages, thin, *_), params, path = parameters(root, chapter)
+    names = REQUIRED[chapter][:5]
     if stages < 2:
         raise UsageError(f"{path}: SGEMM_FEW_COLS_STAGES = {stages}: a pipeline needs at least 2")
     warps = threads // 32
@@ -933,6 +948,75 @@ def figure_few_columns(plt, root, chapter, out, colours):
     return out_path, used
 
 
+def copy_plans(block_n, block_k, threads):
+    """The two copy plans of a K tile of B in 4-byte chunks (07's Tile::CopyB<1>), as
+    {plan: [[thread of each column] for each row]}: a thread per chunk (consecutive threads on
+    consecutive columns, threads / block_n rows a pass) and, where a row holds more than 32
+    chunks, a warp per row (lane l copies columns l, l + 32, ...; threads / 32 rows a pass)."""
+    plans = {}
+    for plan, per_row in (("thread", block_n), ("row", 32)):
+        rows_per_pass = threads // per_row
+        owner = [[0] * block_n for _ in range(block_k)]
+        for t in range(threads):
+            for c in range(block_k // rows_per_pass):
+                row = t // per_row + c * rows_per_pass
+                for col in range(t % per_row, block_n, per_row):
+                    owner[row][col] = t
+        plans[plan] = owner
+    return plans
+
+
+def figure_row_copies(plt, root, chapter, out, colours):
+    """07's copies of B rows that are not 16-byte aligned (N odd), on SmallTile: one K tile of B,
+    a thread per chunk against a warp per row, thread 0's copies outlined."""
+    _, params, path = parameters(root, chapter)
+    names = REQUIRED[chapter][5:]
+    bm, bn, bk, wm, wn = (params[n] for n in names)
+    if bm % wm or bn % wn:
+        raise UsageError(f"{path}: SmallTile's warps ({wm} x {wn}) do not tile its block "
+                         f"({bm} x {bn})")
+    threads = 32 * (bm // wm) * (bn // wn)
+    if bn <= 32 or threads % bn or bn % 32 or bk % (threads // 32) or bk % (threads // bn):
+        raise UsageError(f"{path}: SmallTile {bm} x {bn} x {bk} with {threads} threads: the figure "
+                         "draws rows of more than 32 chunks, whole rows a pass")
+    plans = copy_plans(bn, bk, threads)
+    fig, axes = plt.subplots(2, 1, figsize=(11.5, 1.9 + 0.19 * bk))
+    red = "#D55E00"
+    for ax, (plan, owner) in zip(axes, plans.items()):
+        mine = [(r, c) for r in range(bk) for c in range(bn) if owner[r][c] == 0]
+        rows = sorted({r for r, _ in mine})
+        for r in range(bk):
+            for c in range(bn):
+                box(ax, c, r, 1, 1, facecolor=colours[(owner[r][c] // 32) % len(colours)],
+                    alpha=0.45, edgecolor="white", linewidth=0.3)
+        for r, c in mine:
+            box(ax, c, r, 1, 1, facecolor=red, edgecolor=red, linewidth=0.8)
+        if plan == "thread":
+            title = (f"A thread per chunk: thread t copies column t of {bk // (threads // bn)} "
+                     f"rows.\nThread 0's {len(mine)} copies (red) sit on {len(rows)} rows: "
+                     f"{len(rows)} 64-bit addresses to compute")
+        else:
+            gaps = ", ".join(f"+{4 * 32 * j}" for j in range(bn // 32))
+            title = (f"A warp per row (row copies): warp w copies rows w, w + {threads // 32}, ..; "
+                     f"lane l columns l, l + 32, ..\nThread 0's {len(mine)} copies sit on "
+                     f"{len(rows)} rows: {len(rows)} addresses, each copy at a byte offset "
+                     f"{gaps} from its row's")
+        cell_axes(ax, bk, bn, title, ylabel="k (row of B)")
+        ax.set_xticks(list(range(0, bn + 1, 32)))
+        ax.set_yticks(list(range(0, bk + 1, 4)))
+    axes[-1].set_xlabel(f"column within the tile ({bn} floats, 4 bytes each: N odd); colour: "
+                        "warp 0, 1, ..; in both plans each copy instruction of a warp reads 32 "
+                        "consecutive columns of a row", fontsize=8.5)
+    fig.suptitle(f"One K tile of B ({bk} x {bn}) on the {bm} x {bn} tile ({threads} threads), "
+                 "4-byte copies", x=0.01, ha="left", fontsize=10, fontweight="bold")
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
+    used = tile_text(params, names)
+    out_path = out / "row_copies.png"
+    save(fig, out_path, f"{chapter}: {used}")
+    plt.close(fig)
+    return out_path, used
+
+
 # ---- driver ----------------------------------------------------------------------------------
 
 def figure_list():
@@ -945,7 +1029,7 @@ def figure_list():
         "04_vectorized": [figure_float4_lanes],
         "05_bank_conflict": [figure_banks, figure_hierarchy],
         "06_double_buffer": [figure_pipeline],
-        "07_any_shape": [figure_few_columns],
+        "07_any_shape": [figure_few_columns, figure_row_copies],
     }
 
 

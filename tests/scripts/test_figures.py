@@ -147,7 +147,7 @@ class CommandTest(ScriptAssertions, unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertIn("block_m = 128, block_n = 128, block_k = 16, stages = 2", proc.stdout)
             pngs = sorted(out.glob("*/*.png"))
-            self.assertEqual(len(pngs), 9, proc.stdout)
+            self.assertEqual(len(pngs), 10, proc.stdout)
             for chapter in figures.REQUIRED:
                 self.assertTrue(list((out / chapter).glob("*.png")), f"{chapter}: no figure")
             pipeline = out / "06_double_buffer" / "pipeline.png"
@@ -187,6 +187,37 @@ class CommandTest(ScriptAssertions, unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             png = Path(tmp) / "out" / "07_any_shape" / "few_columns.png"
             self.assertIn("SGEMM_FEW_COLS_STAGES = 2", figures.stamped(png))
+
+    def test_the_row_copies_figure_follows_the_small_tile(self):
+        # 07's SmallTile is read from its `using` line; a thread's copies follow the plan.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_chapters(Path(tmp) / "src")
+            path = figures.chapter_source(root, "07_any_shape")
+            text = path.read_text()
+            self.assertIn("using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;", text)
+            path.write_text(text.replace("using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;",
+                                         "using SmallTile = Tile<64, 256, 16, 32, 64, 8, 16, 3>;"))
+            proc = run("--root", root, "--chapters", "07", "--out", Path(tmp) / "out")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            png = Path(tmp) / "out" / "07_any_shape" / "row_copies.png"
+            self.assertIn("SmallTile::kBlockN = 256", figures.stamped(png))
+            path.write_text(text.replace("using SmallTile = Tile<64, 128, 16, 32, 64, 8, 8, 3>;",
+                                         "using SmallTile = Tile<64, 32, 16, 32, 32, 4, 8, 3>;"))
+            self.assert_one_error_line(run("--root", root, "--chapters", "07", "--out", tmp),
+                                       path, "more than 32 chunks")
+
+    def test_copy_plans(self):
+        # 64 x 128 tile, 128 threads: thread 0 copies column 0 of all 16 rows (a thread per
+        # chunk), or columns 0, 32, 64, 96 of rows 0, 4, 8, 12 (a warp per row); every cell of
+        # the K tile is copied once in both.
+        plans = figures.copy_plans(128, 16, 128)
+        for plan, cells in (("thread", {(r, 0) for r in range(16)}),
+                            ("row", {(r, c) for r in (0, 4, 8, 12) for c in (0, 32, 64, 96)})):
+            owner = plans[plan]
+            self.assertEqual({(r, c) for r in range(16) for c in range(128) if owner[r][c] == 0},
+                             cells, plan)
+            counts = [sum(row.count(t) for row in owner) for t in range(128)]
+            self.assertEqual(set(counts), {16}, plan)
 
 
 if __name__ == "__main__":
