@@ -55,11 +55,17 @@ SOURCE09 = Path("09_3xtf32") / "3xtf32.cu"
 PARTS_TXT = Path("docs") / "results" / "nvidia-h100-80gb-hbm3" / "tensor_cores" / "parts_848b91d.txt"
 
 
+def default_tile(params):
+    """The SGEMM_TILE fields among figures.py's parameters of a source: not its `kName`
+    constants, `SGEMM_X` switches or "<Alias>::<parameter>" template aliases."""
+    return {name: value for name, value in params.items()
+            if not name.startswith(("k", "SGEMM_")) and "::" not in name}
+
+
 def tile_of(source):
     """{field: value} of the default SGEMM_TILE of a chapter source (figures.py's reader, which
     matches the values to the fields of the struct they initialise)."""
-    tile = {name: value for name, value in parse_parameters(source).items()
-            if not name.startswith(("k", "SGEMM_"))}
+    tile = default_tile(parse_parameters(source))
     if not tile:
         raise UsageError(f"{source}: no SGEMM_TILE default")
     return tile
@@ -685,7 +691,7 @@ def pipeline08_signature(params):
     """What 08's pipeline.png is drawn from: the default tile, the prefetch switch and a digest
     of the schematic durations."""
     durations = digest(repr(sorted(PIPELINE08_DURATIONS.items())).encode())
-    tile = {n: v for n, v in params.items() if not n.startswith(("k", "SGEMM_"))}
+    tile = default_tile(params)
     return (tile_signature(tile) + f"; SGEMM_PREFETCH = {params.get('SGEMM_PREFETCH', 1)}"
             f"; schematic durations sha256 {durations}")
 
@@ -876,7 +882,7 @@ def tile_specs(big, small, sms=H100_SMS):
 
 def split_signature08(params, small):
     """What split_k.png is drawn from: both tiles, the split-K switch, the shapes, the SMs."""
-    tile = {n: v for n, v in params.items() if not n.startswith(("k", "SGEMM_"))}
+    tile = default_tile(params)
     return (tile_signature(tile) + "; SmallTile: " + tile_text(small, TILE_FIELDS) +
             f"; SGEMM_SPLIT_K = {params.get('SGEMM_SPLIT_K', 1)}; shapes " +
             ", ".join("x".join(map(str, s)) for s in SPLIT_SHAPES) + f"; {H100_SMS} SMs")
