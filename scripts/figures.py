@@ -89,12 +89,12 @@ def parse_parameters(path):
                               flags=re.M)})
     for alias, struct, args in re.findall(r"\busing\s+(\w+)\s*=\s*(\w+)\s*<([\d,\s]+)>\s*;",
                                           text):
-        head = re.search(r"template\s*<([^>]*)>\s*struct\s+" + struct + r"\b", text)
         values = [int(v) for v in args.split(",")]
-        names = [p.partition("=")[0].split()[-1].rstrip("_") for p in head.group(1).split(",")
-                 ] if head else []
-        if len(names) == len(values):
-            params.update({f"{alias}::{n}": v for n, v in zip(names, values)})
+        try:
+            names, _ = template_struct(text, path, struct, len(values), f"{alias} gives")
+        except UsageError:
+            continue  # not a template struct of this source, or not all its parameters given
+        params.update({f"{alias}::{n.rstrip('_')}": v for n, v in zip(names, values)})
     tile = re.search(r"^\s*#define\s+SGEMM_TILE\s+(.+)$", text, flags=re.M)
     if not tile:
         return params
