@@ -19,9 +19,9 @@
 //    made each thread copy four scattered floats). When N is odd and the model says it pays, B is
 //    first copied once into a workspace whose rows are padded to a multiple of 4 floats, so the
 //    kernel copies B 16 bytes at a time again (C keeps its rows and is written 4 bytes at a time);
-//  - thin problems (M <= 16 or N <= 16) are memory bound and get no tile: two kernels stream the
-//    large operand once (the few-columns one through chapter 06's cp.async pipeline), with K cut
-//    into slices until the GPU is full.
+//  - thin problems (M <= 16 or N <= 24) are memory bound and get no tile: three kernels stream
+//    the large operand once (the two few-columns ones through chapter 06's cp.async pipeline),
+//    with K cut into slices until the GPU is full.
 // Limits: FP32 CUDA cores only (no tensor cores); cp.async needs sm_80 or newer.
 // Example: build/bin/07_any_shape --m 8192 --n 128 --k 8192
 
@@ -63,7 +63,10 @@
 #define SGEMM_ROW_COPIES 1  // 0: 4- and 8-byte copies of B one address per copy, as 16-byte ones
 #endif
 #ifndef SGEMM_THIN
-#define SGEMM_THIN 1  // 0: M <= 16 or N <= 16 go to the tiles like every other shape
+#define SGEMM_THIN 1  // 0: M <= 16 or N <= 24 go to the tiles like every other shape
+#endif
+#ifndef SGEMM_WIDE_FEW_COLS
+#define SGEMM_WIDE_FEW_COLS 1  // 0: only N <= 16 is thin (17 to 24 columns go to the tiles)
 #endif
 // When the last, partial round of blocks is timed at its own occupancy: 1 always (the model), 0
 // never, 2 only after at most two full rounds (the rule before the constants were measured).
@@ -628,13 +631,14 @@ __global__ void __launch_bounds__(kPadThreads)
   }
 }
 
-// ---- Thin problems: M <= 16 or N <= 16 ------------------------------------------------------
+// ---- Thin problems: M <= 16 or N <= 24 ------------------------------------------------------
 // With M <= 16 every tile above multiplies mostly rows of zeros, and the problem is a stack of
 // matrix-vector products: each element of B is used M times, M / 2 FLOP per byte of B, below the
 // ridge point of the roofline (FP32 peak / DRAM bandwidth: 20 FLOP per byte on the H100), so the
-// time to beat is the time to read B once. The two kernels below stream the large operand at the
-// bandwidth instead of tiling C (README.md, "Thin problems"); K slices, as in split-K, give every
-// SM some of it, and reduce_split_k_slices adds them in a fixed order.
+// time to beat is the time to read B once. N <= 24 likewise: N / 2 FLOP per byte of A. The
+// kernels below stream the large operand at the bandwidth instead of tiling C (README.md, "Thin
+// problems"); K slices, as in split-K, give every SM some of it, and reduce_split_k_slices adds
+// them in a fixed order.
 constexpr int kThinThreads = 128;  // 4 warps
 constexpr int kThinWarps = kThinThreads / 32;
 constexpr int kThinCols = 128;      // few rows: columns of C per block (4 per lane)
@@ -672,8 +676,55 @@ constexpr int kFewColsStrideB = kFewColsChunk + 4;
 __host__ __device__ constexpr int few_cols_stage_floats(int cols) {
   return kThinRows * kFewColsChunk + cols * kFewColsStrideB;
 }
+// Thin problems: M <= kThinMax (few rows), N <= kThinMax (few columns), and kThinMax + 1 to
+// kFewColsMax columns (few columns, wide: sgemm_few_cols_wide). Wider, the wide kernel lost to
+// the tiles on the fitting shapes it was tried on (geometric means: 0.97x at 25-32 columns,
+// 0.86x at 33-48, with 32 and 48 columns a kernel; 1.13x at 17-24), so it stops at 24 (README.md,
+// "Thin problems").
+constexpr int kThinMax = 16;
+constexpr int kFewColsMax = 24;
+// Wide few columns: k per pipeline stage, 8 for each warp; 128 rows a block (4 a lane: 96 sums
+// at 24 columns). A stage holds 16 KB of A, as the narrow kernel's does, and its rows are padded
+// by 4 floats: lanes reading float4s of 32 consecutive rows hit different banks.
+constexpr int kWideChunk = 32;
+constexpr int kWideStrideA = kWideChunk + 4;
+constexpr int kWideRows = 128;
+// Wide few columns: stages in shared memory. Three, not the narrow kernel's four: 65 KB a block
+// leaves room for three blocks on an SM (four stages: two), and the kernel waits on latency with
+// two warps a scheduler (ncu at 100000 x 24 x 4096: 0.59 instructions issued a cycle). Three ran
+// 4 % faster on the fitting shapes of 17-24 columns (variant wide_4stages).
+#ifndef SGEMM_WIDE_STAGES
+#define SGEMM_WIDE_STAGES 3
+#endif
+constexpr int kWideStages = SGEMM_WIDE_STAGES;
+// Three blocks an SM: the launch bounds hold the registers to 170 a thread (left alone, ptxas
+// gave the kernel for K % 4 != 0 255, two blocks).
+constexpr int kWideBlocksPerSm = 3;
+static_assert(kWideStages >= 2, "a pipeline needs at least two stages");
+__host__ __device__ constexpr int few_cols_rows(int cols) {
+  return cols <= kThinMax ? kThinRows : kWideRows;
+}
+__host__ __device__ constexpr int wide_stage_floats(int cols) {
+  return few_cols_rows(cols) * kWideStrideA + kWideChunk * cols;
+}
+// The wide kernel's four warps leave their sums where the stages were: kThinWarps x rows x
+// (cols + 1) floats, more than two stages hold (SGEMM_WIDE_STAGES).
+__host__ __device__ constexpr int wide_sums_floats(int cols) {
+  return kThinWarps * kWideRows * (cols + 1);
+}
 constexpr int few_cols_smem_bytes(int cols) {
-  return kFewColsStages * few_cols_stage_floats(cols) * static_cast<int>(sizeof(float));
+  return (cols <= kThinMax
+              ? kFewColsStages * few_cols_stage_floats(cols)
+              : std::max(kWideStages * wide_stage_floats(cols), wide_sums_floats(cols))) *
+         static_cast<int>(sizeof(float));
+}
+// The few-columns kernels the launcher holds: N rounded up to the next of these.
+constexpr int kFewColsKernels = 4;
+constexpr int kFewColsWidths[kFewColsKernels] = {4, 8, 16, kFewColsMax};
+constexpr int few_cols_index(int n) {
+  int i = 0;
+  while (i + 1 < kFewColsKernels && kFewColsWidths[i] < n) ++i;
+  return i;
 }
 
 // Few rows (m <= kRows): block (x, z) computes columns [128 x, 128 x + 128) of C over K slice z.
@@ -973,6 +1024,179 @@ __global__ void __launch_bounds__(kThinThreads)
   }
 }
 
+// Few columns, wide (kThinMax < n <= kCols): block (x, z) computes rows [128 x, 128 x + 128) of C
+// over K slice z. The narrow kernel's layout (a lane holds every column of 8 rows, the warp's
+// lanes split the chunk's k) would need 8 x 24 sums a lane here, and each of its lanes reads its
+// own float4 of B for every column. Here lane l of every warp owns rows l, l + 32, l + 64 and
+// l + 96 of the block, every column of them (96 sums), and the 32 lanes multiply the same k at
+// the same time: a float4 of B (four columns of one k) is one broadcast to the whole warp, and a
+// float4 of A (four k of the lane's row) serves 4 x kCols FMAs. The four warps take 8 k each of
+// a chunk and add their sums through shared memory at the end, always in the same order. A and B
+// come through the narrow kernel's pipeline; B's chunk lands as it is in memory, rows of kCols
+// floats (README.md, "Thin problems").
+template <int kCols, bool kVec4>
+__global__ void __launch_bounds__(kThinThreads, kWideBlocksPerSm)
+    sgemm_few_cols_wide(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
+                        const float* __restrict__ B, float beta, float* __restrict__ C,
+                        int64_t c_slice) {
+  constexpr int kRows = few_cols_rows(kCols);
+  constexpr int kRowsPerLane = kRows / 32;
+  constexpr int kStageA = kRows * kWideStrideA;
+  constexpr int kStageFloats = wide_stage_floats(kCols);
+  constexpr int kWarpK = kWideChunk / kThinWarps;  // k of a chunk each warp multiplies
+  constexpr int kSumStride = kCols + 1;  // odd: lanes storing consecutive rows hit different banks
+  static_assert(kCols % 4 == 0 && kWarpK % 4 == 0, "float4s of B's rows and of A's k");
+  static_assert(kRowsPerLane * kCols <= 128, "at most 128 sums a lane (4 rows x 32 columns)");
+  extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for LDS.128 and cp.async
+  float* const smem = reinterpret_cast<float*>(smem_raw);
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int row0 = blockIdx.x * kRows;
+  const int k_begin = blockIdx.z * k_slice;
+  const int k_len = min(k_slice, k - k_begin);  // a multiple of 4 when kVec4 (k and k_slice are)
+  const int chunks = ceil_div(k_len, kWideChunk);
+  A += k_begin;
+  B += static_cast<int64_t>(k_begin) * n;
+
+  // Columns n .. kCols - 1 of sB are never copied: zeros, once, so that their sums (never
+  // stored) stay finite. Nothing else in shared memory is written before the first barrier.
+  const int pad = kCols - n;
+  for (int i = tid; i < kWideStages * kWideChunk * pad; i += kThinThreads) {
+    const int stage = i / (kWideChunk * pad);
+    const int rest = i % (kWideChunk * pad);
+    smem[stage * kStageFloats + kStageA + rest / pad * kCols + n + rest % pad] = 0.0f;
+  }
+  // Element e = tid + 128 i of a chunk of B (kWideChunk * n of them) is row e / n, column e % n,
+  // both stepped as in the narrow kernel.
+  const int b_step_k = kThinThreads / n;
+  const int b_step_j = kThinThreads % n;
+  const int b_k0 = tid / n;
+  const int b_j0 = tid % n;
+  const int b_copies = ceil_div(kWideChunk * n, kThinThreads);
+
+  // Copies chunk c of the slice into stage s, with the narrow kernel's zero fills.
+  auto issue = [&](int c, int s, auto partial) {
+    constexpr bool kPartial = decltype(partial)::value;
+    float* const sA = smem + s * kStageFloats;
+    float* const sB = sA + kStageA;
+    const int kc = c * kWideChunk;
+    if constexpr (kVec4) {
+      // 8 float4s a row: 8 consecutive threads copy a row's 128 bytes, a warp four rows.
+      constexpr int kQuads = kWideChunk / 4;
+      constexpr int kRowsPerPass = kThinThreads / kQuads;
+      const int q = tid % kQuads;
+      const bool k_ok = !kPartial || kc + 4 * q < k_len;  // a float4 is wholly in or out
+#pragma unroll
+      for (int i = 0; i < kRows / kRowsPerPass; ++i) {
+        const int r = tid / kQuads + kRowsPerPass * i;
+        const bool ok = k_ok && row0 + r < m;
+        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + 4 * q;
+        copy_async<4>(sA + r * kWideStrideA + 4 * q, kPartial && !k_ok ? A : src, ok);
+      }
+    } else {
+      // K % 4 != 0: one float a copy, thread t takes k = t % 32 of every fourth row. The source
+      // steps by four rows of A (a row past M is never read: it copies zeros from A).
+      constexpr int kRowStep = kThinThreads / kWideChunk;
+      const int kk = tid % kWideChunk;
+      const bool k_ok = !kPartial || kc + kk < k_len;
+      const int64_t step = static_cast<int64_t>(kRowStep) * k;
+      const float* src = A + static_cast<int64_t>(row0 + tid / kWideChunk) * k + kc + kk;
+#pragma unroll 4
+      for (int r = tid / kWideChunk; r < kRows; r += kRowStep, src += step) {
+        const bool ok = k_ok && row0 + r < m;
+        copy_async<1>(sA + r * kWideStrideA + kk, ok ? src : A, ok);
+      }
+    }
+    const float* b_src = B + static_cast<int64_t>(kc) * n + tid;
+    int kk = b_k0, j = b_j0;
+    for (int i = 0; i < b_copies && kk < kWideChunk; ++i) {
+      const bool ok = !kPartial || kc + kk < k_len;
+      copy_async<1>(sB + kk * kCols + j, ok ? b_src : B, ok);
+      b_src += kThinThreads;
+      kk += b_step_k;
+      j += b_step_j;
+      if (j >= n) {
+        j -= n;
+        ++kk;
+      }
+    }
+  };
+  const bool last_partial = k_len % kWideChunk != 0;
+  auto issue_chunk = [&](int c, int s) {
+    if (last_partial && c == chunks - 1) {
+      issue(c, s, std::true_type{});
+    } else {
+      issue(c, s, std::false_type{});
+    }
+  };
+
+#pragma unroll
+  for (int s = 0; s < kWideStages - 1; ++s) {
+    if (s < chunks) issue_chunk(s, s);
+    copy_commit();
+  }
+  float acc[kRowsPerLane][kCols] = {};
+  for (int c = 0; c < chunks; ++c) {
+    copy_wait<kWideStages - 2>();
+    __syncthreads();
+    const int next = c + kWideStages - 1;
+    if (next < chunks) issue_chunk(next, next % kWideStages);
+    copy_commit();
+    const float* const sA = smem + (c % kWideStages) * kStageFloats;
+    const float* const sB = sA + kStageA;
+#pragma unroll
+    for (int step = 0; step < kWarpK / 4; ++step) {
+      const int k4 = warp * kWarpK + 4 * step;
+      float a[kRowsPerLane][4];
+#pragma unroll
+      for (int r = 0; r < kRowsPerLane; ++r) {
+        const float4 v = *reinterpret_cast<const float4*>(sA + (lane + 32 * r) * kWideStrideA + k4);
+        a[r][0] = v.x;
+        a[r][1] = v.y;
+        a[r][2] = v.z;
+        a[r][3] = v.w;
+      }
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+#pragma unroll
+        for (int j = 0; j < kCols; j += 4) {
+          const float4 b = *reinterpret_cast<const float4*>(sB + (k4 + kk) * kCols + j);
+#pragma unroll
+          for (int r = 0; r < kRowsPerLane; ++r) {
+            acc[r][j] = fmaf(a[r][kk], b.x, acc[r][j]);
+            acc[r][j + 1] = fmaf(a[r][kk], b.y, acc[r][j + 1]);
+            acc[r][j + 2] = fmaf(a[r][kk], b.z, acc[r][j + 2]);
+            acc[r][j + 3] = fmaf(a[r][kk], b.w, acc[r][j + 3]);
+          }
+        }
+      }
+    }
+  }
+  // Every warp's sums into shared memory (the stages are free once every warp is past the last
+  // chunk), then each element of the block's C is the four warps' sums added in warp order.
+  copy_wait<0>();
+  __syncthreads();
+  float* const sums = smem;  // [warp][row][kSumStride]
+#pragma unroll
+  for (int r = 0; r < kRowsPerLane; ++r) {
+#pragma unroll
+    for (int j = 0; j < kCols; ++j)
+      sums[(warp * kRows + lane + 32 * r) * kSumStride + j] = acc[r][j];
+  }
+  __syncthreads();
+  // Consecutive threads take consecutive elements of the block's rows of C: coalesced stores.
+  float* const out = C + blockIdx.z * c_slice + static_cast<int64_t>(row0) * n;
+  const int elements = min(kRows, m - row0) * n;
+  for (int e = tid; e < elements; e += kThinThreads) {
+    const int r = e / n;
+    const int j = e % n;
+    float v = sums[r * kSumStride + j];
+#pragma unroll
+    for (int w = 1; w < kThinWarps; ++w) v += sums[(w * kRows + r) * kSumStride + j];
+    out[e] = beta != 0.0f ? alpha * v + beta * out[e] : alpha * v;
+  }
+}
 // Split-K's second pass, C = alpha * (the sum of the slices) + beta * C, in a fixed order (no
 // atomics, so C is bit-identical from run to run): sgemm::reduce_split_k_slices in
 // common/split_k.h, which the tensor-core chapters launch too (README.md, "Split-K").
@@ -1068,8 +1292,9 @@ struct Device {
   double fma_per_s_per_sm;  // FP32 lanes * clock
   double dram_bytes_per_s;
   double l2_bytes;
-  int blocks_per_sm[kNumTiles];  // occupancy of each tile's kernel (registers, shared memory)
-  int thin_blocks_per_sm[2][3];  // the same for sgemm_few_rows and sgemm_few_cols<4, 8, 16>
+  int blocks_per_sm[kNumTiles];   // occupancy of each tile's kernel (registers, shared memory)
+  int few_rows_blocks_per_sm[3];  // the same for sgemm_few_rows<4, 8, 16>
+  int few_cols_blocks_per_sm[kFewColsKernels];  // ... and sgemm_few_cols<kFewColsWidths[i]>
 };
 
 template <class T, int kVec, int kVecC = kVec>
@@ -1093,16 +1318,30 @@ int prepare_tile() {
   return blocks > 0 ? blocks : 1;
 }
 
+// The few-columns kernel for kCols columns: the narrow one up to kThinMax, the wide one beyond.
+template <int kCols, bool kVec4>
+constexpr auto few_cols_kernel() {
+  if constexpr (kCols <= kThinMax) {
+    return &sgemm_few_cols<kCols, kVec4>;
+  } else {
+    return &sgemm_few_cols_wide<kCols, kVec4>;
+  }
+}
+
 // The few-columns kernels' pipeline may take more than the 48 KB of shared memory a kernel gets
-// without asking.
+// without asking. Returns the kernel's occupancy.
 template <int kCols>
-void allow_few_cols_smem() {
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_few_cols<kCols, true>,
+int prepare_few_cols() {
+  CUDA_CHECK(cudaFuncSetAttribute(few_cols_kernel<kCols, true>(),
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   few_cols_smem_bytes(kCols)));
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_few_cols<kCols, false>,
+  CUDA_CHECK(cudaFuncSetAttribute(few_cols_kernel<kCols, false>(),
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   few_cols_smem_bytes(kCols)));
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, few_cols_kernel<kCols, true>(), kThinThreads, few_cols_smem_bytes(kCols)));
+  return std::max(blocks, 1);
 }
 
 // Read once, on the device the harness selected (the launcher is first called after that).
@@ -1130,25 +1369,19 @@ const Device& device() {
     d.blocks_per_sm[4] = prepare_tile<TinyTile>();
     d.blocks_per_sm[5] = prepare_tile<NarrowTile>();
     d.blocks_per_sm[6] = prepare_tile<WideTile>();
-    const void* thin_kernels[2][3] = {{reinterpret_cast<const void*>(sgemm_few_rows<4, true>),
-                                       reinterpret_cast<const void*>(sgemm_few_rows<8, true>),
-                                       reinterpret_cast<const void*>(sgemm_few_rows<16, true>)},
-                                      {reinterpret_cast<const void*>(sgemm_few_cols<4, true>),
-                                       reinterpret_cast<const void*>(sgemm_few_cols<8, true>),
-                                       reinterpret_cast<const void*>(sgemm_few_cols<16, true>)}};
-    const int thin_cols[3] = {4, 8, 16};
-    allow_few_cols_smem<4>();
-    allow_few_cols_smem<8>();
-    allow_few_cols_smem<16>();
-    for (int kind = 0; kind < 2; ++kind) {
-      for (int side = 0; side < 3; ++side) {
-        int& blocks = d.thin_blocks_per_sm[kind][side];
-        const int smem = kind == 0 ? 0 : few_cols_smem_bytes(thin_cols[side]);
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thin_kernels[kind][side],
-                                                                 kThinThreads, smem));
-        blocks = std::max(blocks, 1);
-      }
+    const void* few_rows[3] = {reinterpret_cast<const void*>(sgemm_few_rows<4, true>),
+                               reinterpret_cast<const void*>(sgemm_few_rows<8, true>),
+                               reinterpret_cast<const void*>(sgemm_few_rows<16, true>)};
+    for (int side = 0; side < 3; ++side) {
+      int& blocks = d.few_rows_blocks_per_sm[side];
+      CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, few_rows[side], kThinThreads, 0));
+      blocks = std::max(blocks, 1);
     }
+    d.few_cols_blocks_per_sm[0] = prepare_few_cols<kFewColsWidths[0]>();
+    d.few_cols_blocks_per_sm[1] = prepare_few_cols<kFewColsWidths[1]>();
+    d.few_cols_blocks_per_sm[2] = prepare_few_cols<kFewColsWidths[2]>();
+    d.few_cols_blocks_per_sm[3] = prepare_few_cols<kFewColsWidths[3]>();
     return d;
   }();
   return d;
@@ -1236,31 +1469,39 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   return seconds;
 }
 
-// Thin problems (M or N at most kThinMax) are memory bound: the plan streams the larger of A and B
-// once (few rows: B, K x N; few columns: A, M x K), and the model is chapter 07's wave model with
-// bytes in place of multiply-adds: the blocks on the busiest SM stream their share of the operand
-// at the SM's share of the DRAM bandwidth, so with `slots` blocks resident on the GPU
+// Thin problems (is_thin: M <= kThinMax or N <= kFewColsMax) are memory bound: the plan streams
+// the larger of A and B once (few rows: B, K x N; few columns: A, M x K), and the model is chapter
+// 07's wave model with bytes in place of multiply-adds: the blocks on the busiest SM stream their
+// share of the operand at the SM's share of the DRAM bandwidth, so with `slots` blocks resident on
+// the GPU
 //   time = ceil(blocks / slots) * slots * (bytes / blocks) / DRAM bandwidth  [+ split-K's sums],
 // which falls as K slices add blocks until they fill every slot, and the partial sums (written
 // and read back, from L2 while they fit) grow with every slice. Nothing measured: the data sheet,
 // the kernel's occupancy and the shape decide (README.md, "Thin problems").
-constexpr int kThinMax = 16;
 constexpr int kThinMaxSplits = 1024;
 
-// Which thin kernel streams a problem with M or N <= kThinMax: 1 few rows (B), 2 few columns (A).
+// Thin: M <= kThinMax, or N <= kThinMax, or (SGEMM_WIDE_FEW_COLS) N <= kFewColsMax.
+bool is_thin(const sgemm::Problem& p) {
+  return p.m <= kThinMax || p.n <= (SGEMM_WIDE_FEW_COLS ? kFewColsMax : kThinMax);
+}
+
+// Which thin kernel streams a thin problem: 1 few rows (B), 2 few columns (A).
 int thin_kind(const sgemm::Problem& p) { return p.m <= kThinMax && p.m <= p.n ? 1 : 2; }
 
-// The thin kernel's occupancy, by its thin side (4, 8 or 16) and kind (1 few rows, 2 few columns).
+// The thin kernel's occupancy and rows or columns of C per block, by its kind (1 few rows,
+// 2 few columns) and thin side.
 int thin_slots(const Device& d, int kind, int thin) {
-  const int side = thin <= 4 ? 0 : thin <= 8 ? 1 : 2;
-  return d.sms * d.thin_blocks_per_sm[kind - 1][side];
+  return d.sms * (kind == 1 ? d.few_rows_blocks_per_sm[thin <= 4   ? 0
+                                                       : thin <= 8 ? 1
+                                                                   : 2]
+                            : d.few_cols_blocks_per_sm[few_cols_index(thin)]);
 }
 
 double thin_seconds(const sgemm::Problem& p, const Device& d, int kind, int splits) {
   const int thin = kind == 1 ? p.m : p.n;
   const double wide = kind == 1 ? p.n : p.m;
-  const double blocks =
-      static_cast<double>(kind == 1 ? ceil_div(p.n, kThinCols) : ceil_div(p.m, kThinRows)) * splits;
+  const int per_block = kind == 1 ? kThinCols : few_cols_rows(p.n);
+  const double blocks = static_cast<double>(ceil_div(kind == 1 ? p.n : p.m, per_block)) * splits;
   const double slots = thin_slots(d, kind, thin);
   const double bytes = 4.0 * wide * p.k;  // the streamed operand
   double seconds = std::ceil(blocks / slots) * slots * (bytes / blocks) / d.dram_bytes_per_s;
@@ -1279,10 +1520,10 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
     const int splits = ceil_div(p.k, k_slice);
     if (splits == last_splits) continue;
     last_splits = splits;
-    // Few columns: a slice shorter than the pipeline (kFewColsStages chunks) never fills it, and
+    // Few columns: a slice shorter than the pipeline (its stages' chunks) never fills it, and
     // each block pays the copies' latency before its first FMA; the slots model does not see it.
     if (SGEMM_FEW_COLS_MIN_SLICE && best.thin == 2 && splits > 1 &&
-        k_slice < kFewColsStages * kFewColsChunk) {
+        k_slice < (p.n <= kThinMax ? kFewColsStages * kFewColsChunk : kWideStages * kWideChunk)) {
       break;
     }
     // Few rows: a slice shorter than one pass leaves rows of B unloaded, and each block's fixed
@@ -1305,7 +1546,7 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
 }
 
 // The calibration build's plan (SGEMM_FORCED_PLAN): SGEMM_PLAN="tile,splits,pad" (wanted K
-// slices, pad 0 or 1; tile kNumTiles: the thin kernel, on shapes with M or N <= kThinMax), read
+// slices, pad 0 or 1; tile kNumTiles: the thin kernel, on shapes is_thin takes), read
 // once; main() refuses a malformed one before the first launch.
 struct ForcedPlan {
   const char* text = nullptr;  // as given; null: unset, the model plans
@@ -1339,7 +1580,7 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
       return Plan{f.tile, splits, k_slice, f.pad == 1,
                   predict_seconds(p, d, f.tile, splits, k_slice, f.pad == 1)};
     }
-    if (std::min(p.m, p.n) <= kThinMax) {
+    if (is_thin(p)) {
       Plan thin;
       thin.thin = thin_kind(p);
       thin.splits = splits;
@@ -1348,7 +1589,7 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
       return thin;
     }
   }
-  if (SGEMM_THIN && std::min(p.m, p.n) <= kThinMax) return thin_plan(p, d, workspace_available);
+  if (SGEMM_THIN && is_thin(p)) return thin_plan(p, d, workspace_available);
   Plan best;
   best.seconds = -1;
   static_assert(SGEMM_TILE_COUNT >= 1 && SGEMM_TILE_COUNT <= kNumTiles, "1 to kNumTiles tiles");
@@ -1415,8 +1656,18 @@ void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, cons
   }
 }
 
-// The thin kernels, by the thin side rounded up to 4, 8 or 16, and by N % 4 (few rows: float4
-// rows of B) or K % 4 (few columns: float4 rows of A).
+// The thin kernels, by the thin side rounded up (few rows: 4, 8 or 16; few columns: a width of
+// kFewColsWidths), and by N % 4 (few rows: float4 rows of B) or K % 4 (few columns: float4 rows of
+// A).
+template <int kCols>
+void launch_few_cols(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
+                     float* out, float alpha, float beta, int64_t stride, cudaStream_t stream) {
+  const dim3 grid(ceil_div(p.m, few_cols_rows(kCols)), 1, plan.splits);
+  auto* kernel = p.k % 4 == 0 ? few_cols_kernel<kCols, true>() : few_cols_kernel<kCols, false>();
+  kernel<<<grid, kThinThreads, few_cols_smem_bytes(kCols), stream>>>(
+      p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out, stride);
+}
+
 template <int kThin>
 void launch_thin_of(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
                     float* out, float alpha, float beta, int64_t stride, cudaStream_t stream) {
@@ -1426,10 +1677,7 @@ void launch_thin_of(const sgemm::Problem& p, const Plan& plan, const float* A, c
     kernel<<<grid, kThinThreads, 0, stream>>>(p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out,
                                               stride);
   } else {
-    const dim3 grid(ceil_div(p.m, kThinRows), 1, plan.splits);
-    auto* kernel = p.k % 4 == 0 ? &sgemm_few_cols<kThin, true> : &sgemm_few_cols<kThin, false>;
-    kernel<<<grid, kThinThreads, few_cols_smem_bytes(kThin), stream>>>(
-        p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out, stride);
+    launch_few_cols<kThin>(p, plan, A, B, out, alpha, beta, stride, stream);
   }
 }
 
@@ -1440,8 +1688,10 @@ void launch_thin(const sgemm::Problem& p, const Plan& plan, const float* A, cons
     launch_thin_of<4>(p, plan, A, B, out, alpha, beta, stride, stream);
   } else if (thin <= 8) {
     launch_thin_of<8>(p, plan, A, B, out, alpha, beta, stride, stream);
-  } else {
+  } else if (thin <= 16) {
     launch_thin_of<16>(p, plan, A, B, out, alpha, beta, stride, stream);
+  } else {  // few columns only: few rows stop at kThinMax
+    launch_few_cols<kFewColsMax>(p, plan, A, B, out, alpha, beta, stride, stream);
   }
 }
 
@@ -1535,7 +1785,10 @@ size_t workspace_bytes(const sgemm::Problem& p) {
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
   const Plan plan = plan_for(p, workspace_bytes(p));
   if (plan.thin == 1) return sgemm::TileSize{kThinMax, kThinCols};
-  if (plan.thin == 2) return sgemm::TileSize{kThinRows, kThinMax};
+  if (plan.thin == 2) {
+    const int cols = kFewColsWidths[few_cols_index(p.n)];
+    return sgemm::TileSize{few_cols_rows(cols), cols};
+  }
   const TileModel& t = kTileModels[plan.tile];
   return sgemm::TileSize{t.block_m, t.block_n};
 }

@@ -419,7 +419,7 @@ def measure(bin_dir, model, samples, time_budget):
     constants, rows = derive_tiles(model["tiles"], times, shapes_of, device, split_k)
     constants.update(split_k)
     suite = [s[:3] for s in shapes.SUITE + shapes.HELDOUT_SUITE
-             if min(s[0], s[1]) > model["constants"]["kThinMax"]]
+             if not rounds_figure.is_thin(model, s[0], s[1])]
     report, plans = run_chapter(forced, suite, samples, time_budget)
     seconds = median_seconds(report)
     suite_rows = [{"shape": list(s), "plan": plans[s], "seconds": seconds[s]} for s in suite]

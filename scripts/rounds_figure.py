@@ -123,10 +123,10 @@ MIRRORED = (
      "const int k_slice=slice_for(p,f.splits);const int splits=ceil_div(p.k,k_slice);"
      "if(f.tile<kNumTiles){return Plan{f.tile,splits,k_slice,f.pad==1,"
      "predict_seconds(p,d,f.tile,splits,k_slice,f.pad==1)};}"
-     "if(std::min(p.m,p.n)<=kThinMax){Plan thin;thin.thin=thin_kind(p);"
+     "if(is_thin(p)){Plan thin;thin.thin=thin_kind(p);"
      "thin.splits=splits;thin.k_slice=k_slice;thin.seconds=thin_seconds(p,d,thin.thin,splits);"
      "return thin;}}"
-     "if(SGEMM_THIN&&std::min(p.m,p.n)<=kThinMax)return thin_plan(p,d,workspace_available);"
+     "if(SGEMM_THIN&&is_thin(p))return thin_plan(p,d,workspace_available);"
      "Plan best;best.seconds=-1;"
      "static_assert(SGEMM_TILE_COUNT>=1&&SGEMM_TILE_COUNT<=kNumTiles,\"1 to kNumTiles tiles\");"
      "const bool can_pad=SGEMM_PADDED_B&&p.n%2==1&&padded_bytes(p)<=kMaxPaddedBytes;"
@@ -142,6 +142,7 @@ MIRRORED = (
      "if(best.seconds<0||seconds<best.seconds){best=Plan{tile,splits,k_slice,pad,seconds};}}}}"
      "const Plan base{0,1,p.k,false,predict_seconds(p,d,0,1,p.k,false)};"
      "return best.seconds*(1.0+kKeepMargin)>base.seconds?base:best;"),
+    (SOURCE, "is_thin", "return p.m<=kThinMax||p.n<=(SGEMM_WIDE_FEW_COLS?kFewColsMax:kThinMax);"),
     (SOURCE, "occupancy_rate",
      "const double rate=r<full&&r<kMaxBlocksPerSm?kOccupancyRate[tile][r-1]:0.0;"
      "return rate>0.0?rate:1.0;"),
@@ -177,8 +178,8 @@ CHECKED = (
 )
 CONSTANTS = ("kNumTiles", "kMaxBlocksPerSm", "kFillK", "kLaunchSeconds", "kDramShare", "kL2Share", "kKeepMargin",
              "kSliceAlign",
-             "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes", "kThinMax")
-SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B", "SGEMM_THIN",
+             "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes", "kThinMax", "kFewColsMax")
+SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B", "SGEMM_THIN", "SGEMM_WIDE_FEW_COLS",
             "SGEMM_FORCED_PLAN", "SGEMM_PARTIAL_ROUND")
 DEVICE_FIELDS = ("sms", "fp32_lanes_per_sm", "sm_clock_mhz", "dram_bandwidth_gbs", "l2_bytes")
 
@@ -516,6 +517,17 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
             "block": block, "share": share, "rows": rows, "column": column}
 
 
+def thin_columns(model):
+    """The widest C the few-columns kernels take (is_thin)."""
+    c = model["constants"]
+    return c["kFewColsMax"] if model["switches"]["SGEMM_WIDE_FEW_COLS"] else c["kThinMax"]
+
+
+def is_thin(model, m, n):
+    """is_thin(p): M <= kThinMax or N <= thin_columns: a thin kernel streams A or B."""
+    return m <= model["constants"]["kThinMax"] or n <= thin_columns(model)
+
+
 def plan_for(model, device, shape, rule="source", tiles=None, split=True, pad=True):
     """plan_for(p, SIZE_MAX), as workspace_bytes calls it: {"tile", "splits", "k_slice", "pad",
     "seconds"}; with another `rule`, what the model would take under it. `tiles` (the indices
@@ -525,10 +537,11 @@ def plan_for(model, device, shape, rule="source", tiles=None, split=True, pad=Tr
     m, n, k = shape
     c, s = model["constants"], model["switches"]
     tiles = range(s["SGEMM_TILE_COUNT"]) if tiles is None else tiles
-    if s["SGEMM_THIN"] and min(m, n) <= c["kThinMax"]:
+    if s["SGEMM_THIN"] and is_thin(model, m, n):
         # thin_plan's kernels and their model are not the tiles' rounds this figure draws
-        raise UsageError(f"{m} x {n} x {k} is thin (M or N <= {c['kThinMax']}): the launcher "
-                         "streams it with a thin kernel, not the tiles the figure draws")
+        raise UsageError(f"{m} x {n} x {k} is thin (M <= {c['kThinMax']} or N <= "
+                         f"{thin_columns(model)}): the launcher streams it with a thin kernel, "
+                         "not the tiles the figure draws")
     can_pad = pad and bool(s["SGEMM_PADDED_B"]) and n % 2 == 1 and padded_bytes(k, n) <= c[
         "kMaxPaddedBytes"]
     best = None

@@ -1078,12 +1078,14 @@ def predicted_efficiency(m, n, k, device, **choice):
     return ideal / seconds
 
 
-# Chapter 07's thin plans (M or N at most kThinMax: a kernel that streams B, or A, once; its K
-# slices come from the kernel's occupancy, which the device record does not hold, so the table
-# names the kernel only).
+# Chapter 07's thin plans (M <= kThinMax or N <= kFewColsMax, rounds_figure.is_thin: a kernel that
+# streams B, or A, once; its K slices come from the kernel's occupancy, which the device record
+# does not hold, so the table names the kernel only). thin_kind: few rows when M is the thin side.
 def plan_name(m, n, k, device):
-    if min(m, n) <= launcher_model()["constants"]["kThinMax"]:
-        return "few rows (streams B)" if m <= n else "few columns (streams A)"
+    model = launcher_model()
+    if rounds_figure.is_thin(model, m, n):
+        few_rows = m <= model["constants"]["kThinMax"] and m <= n
+        return "few rows (streams B)" if few_rows else "few columns (streams A)"
     tile, splits, _, padded = plan(m, n, k, device, with_pad=True)
     bm, bn = tile_size(tile)
     return (f"{bm}x{bn}" + (f", split-K {splits}" if splits > 1 else "")

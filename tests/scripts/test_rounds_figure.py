@@ -72,11 +72,23 @@ class ReadsTheSourceTest(unittest.TestCase):
                      "kKeepMargin", "kOddRowsShare"):
             self.assertGreater(c[name], 0, name)
         self.assertEqual(c["kSplitCandidates"][:3], [1, 2, 3])
-        self.assertEqual((c["kMaxWorkspaceBytes"], c["kMaxPaddedBytes"], c["kThinMax"]),
-                         (256 << 20, 1 << 30, 16))
+        self.assertEqual((c["kMaxWorkspaceBytes"], c["kMaxPaddedBytes"], c["kThinMax"],
+                          c["kFewColsMax"]), (256 << 20, 1 << 30, 16, 24))
         self.assertEqual(model["switches"], {"SGEMM_TILE_COUNT": 7, "SGEMM_SPLIT_K": 1,
                                              "SGEMM_PADDED_B": 1, "SGEMM_THIN": 1,
-                                             "SGEMM_FORCED_PLAN": 0, "SGEMM_PARTIAL_ROUND": 1})
+                                             "SGEMM_WIDE_FEW_COLS": 1, "SGEMM_FORCED_PLAN": 0,
+                                             "SGEMM_PARTIAL_ROUND": 1})
+
+    def test_thin_shapes_follow_is_thin(self):
+        # M <= 16, or N <= 24 (the wide few-columns kernel); without it N <= 16, as before.
+        model, _ = model_and_device()
+        self.assertTrue(rf.is_thin(model, 16, 5000))
+        self.assertTrue(rf.is_thin(model, 5000, 24))
+        self.assertFalse(rf.is_thin(model, 17, 25))
+        self.assertFalse(rf.is_thin(model, 24, 5000))  # few rows stop at 16
+        narrow = dict(model, switches=dict(model["switches"], SGEMM_WIDE_FEW_COLS=0))
+        self.assertFalse(rf.is_thin(narrow, 5000, 24))
+        self.assertTrue(rf.is_thin(narrow, 5000, 16))
 
     def test_the_device_is_the_suites(self):
         _, device = model_and_device()

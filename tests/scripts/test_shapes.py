@@ -529,10 +529,10 @@ class SuiteRunTest(unittest.TestCase):
                                    "8,4096,4096", "--results-dir", str(committed), "--out",
                                    str(Path(tmp) / "thin.png")], capture_output=True, text=True)
             self.assertEqual(proc.returncode, 2, proc.stderr)
-            self.assertEqual(proc.stderr.splitlines(), ["error: 8 x 4096 x 4096 is thin (M or N "
-                                                        "<= 16): the launcher streams it with a "
-                                                        "thin kernel, not the tiles the figure "
-                                                        "draws"])
+            self.assertEqual(proc.stderr.splitlines(), ["error: 8 x 4096 x 4096 is thin (M <= 16 "
+                                                        "or N <= 24): the launcher streams it "
+                                                        "with a thin kernel, not the tiles the "
+                                                        "figure draws"])
             self.assertFalse((Path(tmp) / "thin.png").exists())
 
     def test_sm_loads_deal_blocks_round_robin(self):
