@@ -670,54 +670,46 @@ constexpr int kFewRowsPass = 2 * 4 * kThinWarps;
 #ifndef SGEMM_FEW_ROWS_ASYNC_A
 #define SGEMM_FEW_ROWS_ASYNC_A 1
 #endif
-// sB[j][k] rows of 128 + 4 floats: float4-aligned, and the 4-byte copies of consecutive elements
-// (k and column j both moving) land in different banks.
-constexpr int kFewColsStrideB = kFewColsChunk + 4;
-__host__ __device__ constexpr int few_cols_stage_floats(int cols) {
-  return kThinRows * kFewColsChunk + cols * kFewColsStrideB;
-}
 // Thin problems: M <= kThinMax (few rows), N <= kThinMax (few columns), and kThinMax + 1 to
-// kFewColsMax columns (few columns, wide: sgemm_few_cols_wide). Wider, the wide kernel lost to
-// the tiles on the fitting shapes it was tried on (geometric means: 0.97x at 25-32 columns,
-// 0.86x at 33-48, with 32 and 48 columns a kernel; 1.13x at 17-24), so it stops at 24 (README.md,
-// "Thin problems").
+// kFewColsMax columns (few columns, the kernel's wide layout). Wider, the wide layout lost to
+// the tiles on the fitting shapes it was tried on (geometric means of 115 shapes with kernels of
+// 24, 32 and 48 columns: 1.19x at 17-24 columns, 0.91x at 25-32, 0.72x at 33-48), so it stops
+// at 24 (README.md, "Thin problems").
 constexpr int kThinMax = 16;
 constexpr int kFewColsMax = 24;
-// Wide few columns: k per pipeline stage, 8 for each warp; 128 rows a block (4 a lane: 96 sums
-// at 24 columns). A stage holds 16 KB of A, as the narrow kernel's does, and its rows are padded
-// by 4 floats: lanes reading float4s of 32 consecutive rows hit different banks.
-constexpr int kWideChunk = 32;
-constexpr int kWideStrideA = kWideChunk + 4;
-constexpr int kWideRows = 128;
-// Wide few columns: stages in shared memory. Three, not the narrow kernel's four: 65 KB a block
-// leaves room for three blocks on an SM (four stages: two), and the kernel waits on latency with
-// two warps a scheduler (ncu at 100000 x 24 x 4096: 0.59 instructions issued a cycle). Three ran
-// 4 % faster on the fitting shapes of 17-24 columns (variant wide_4stages).
-#ifndef SGEMM_WIDE_STAGES
-#define SGEMM_WIDE_STAGES 3
-#endif
-constexpr int kWideStages = SGEMM_WIDE_STAGES;
-// Three blocks an SM: the launch bounds hold the registers to 170 a thread (left alone, ptxas
-// gave the kernel for K % 4 != 0 255, two blocks).
-constexpr int kWideBlocksPerSm = 3;
-static_assert(kWideStages >= 2, "a pipeline needs at least two stages");
+// Wide few columns: k per pipeline stage. Half the narrow chunk, so that a stage holds twice the
+// rows of A in the same 16 KB (64 rows of 64 k) and four stages still leave room for two blocks
+// on an SM.
+constexpr int kWideChunk = 64;
+
+// The few-columns kernel's shape, by its column count: rows of C per block, k per stage, how the
+// 32 lanes of a warp share a chunk (kLanesK along k, 4 k each; 32 / kLanesK along rows) and rows
+// per lane. Up to kThinMax columns a lane holds 8 rows x kCols sums and the warp's 32 lanes split
+// the chunk's 128 k. Wider, 8 rows x 24 sums would not fit beside the rest in 255 registers, so 8
+// lanes share a row's k and 4 groups of lanes take different rows, 4 rows a lane (96 sums); a
+// block of four warps then holds 64 rows.
+__host__ __device__ constexpr bool few_cols_wide(int cols) { return cols > kThinMax; }
+__host__ __device__ constexpr int few_cols_chunk(int cols) {
+  return few_cols_wide(cols) ? kWideChunk : kFewColsChunk;
+}
+__host__ __device__ constexpr int few_cols_lanes_k(int cols) {
+  return few_cols_wide(cols) ? 8 : 32;
+}
+__host__ __device__ constexpr int few_cols_rows_per_lane(int cols) {
+  return few_cols_wide(cols) ? 4 : kThinRows / kThinWarps;
+}
 __host__ __device__ constexpr int few_cols_rows(int cols) {
-  return cols <= kThinMax ? kThinRows : kWideRows;
+  return kThinWarps * (32 / few_cols_lanes_k(cols)) * few_cols_rows_per_lane(cols);
 }
-__host__ __device__ constexpr int wide_stage_floats(int cols) {
-  return few_cols_rows(cols) * kWideStrideA + kWideChunk * cols;
-}
-// The wide kernel's four warps leave their sums where the stages were: kThinWarps x rows x
-// (cols + 1) floats, more than two stages hold (SGEMM_WIDE_STAGES).
-__host__ __device__ constexpr int wide_sums_floats(int cols) {
-  return kThinWarps * kWideRows * (cols + 1);
+// sB[j][k] rows of kChunk + 4 floats: float4-aligned, and the 4-byte copies of consecutive
+// elements (k and column j both moving) land in different banks.
+__host__ __device__ constexpr int few_cols_stage_floats(int cols) {
+  return few_cols_rows(cols) * few_cols_chunk(cols) + cols * (few_cols_chunk(cols) + 4);
 }
 constexpr int few_cols_smem_bytes(int cols) {
-  return (cols <= kThinMax
-              ? kFewColsStages * few_cols_stage_floats(cols)
-              : std::max(kWideStages * wide_stage_floats(cols), wide_sums_floats(cols))) *
-         static_cast<int>(sizeof(float));
+  return kFewColsStages * few_cols_stage_floats(cols) * static_cast<int>(sizeof(float));
 }
+static_assert(few_cols_rows(kThinMax) == kThinRows, "the narrow kernel keeps 32 rows a block");
 // The few-columns kernels the launcher holds: N rounded up to the next of these.
 constexpr int kFewColsKernels = 4;
 constexpr int kFewColsWidths[kFewColsKernels] = {4, 8, 16, kFewColsMax};
@@ -856,85 +848,110 @@ __device__ __forceinline__ void halve_sums(float (&v)[kValues], int lane) {
   }
 }
 
-// Few columns (n <= kCols): block (x, z) computes rows [32 x, 32 x + 32) of C over K slice z.
-// A, the operand to stream, goes through chapter 06's cp.async pipeline: the slice in chunks of
-// 128 k (16 KB of A: 32 rows, one float4 per lane), kFewColsStages chunks in shared memory, so
-// the bytes in flight are set by the pipeline, not by the registers a lane can hold (README.md,
-// "Thin problems"). B's chunk (128 rows of n floats, consecutive in memory) comes with it,
-// transposed into sB[j][k] so that lane l reads k = 4l .. 4l + 3 of column j as one float4. Warp w
-// owns rows 8w .. 8w + 7 of the block, lane l their k = 4l .. 4l + 3 of every chunk, and the 32
-// lanes' sums of each element meet by shuffles, always in the same order.
+// Adds the values of the kLanes lanes that share them, by halves: halve_sums at offsets
+// kLanes / 2, ..., 1 (lanes that differ only in the low bits of their index).
+template <int kOffset, int kHalf, int kValues>
+__device__ __forceinline__ void reduce_scatter(float (&v)[kValues], int lane) {
+  halve_sums<kOffset, kHalf>(v, lane);
+  if constexpr (kOffset > 1) reduce_scatter<kOffset / 2, kHalf / 2>(v, lane);
+}
+
+// Few columns (n <= kCols): block (x, z) computes rows [R x, R x + R) of C over K slice z, R =
+// few_cols_rows(kCols). A, the operand to stream, goes through chapter 06's cp.async pipeline:
+// the slice in chunks (16 KB of A: 32 rows of 128 k, or 64 rows of 64 k when wide),
+// kFewColsStages chunks in shared memory, so the bytes in flight are set by the pipeline, not by
+// the registers a lane can hold (README.md, "Thin problems"). B's chunk (rows of n floats,
+// consecutive in memory) comes with it, transposed into sB[j][k] so that a lane reads four
+// consecutive k of column j as one float4. Lane l of a warp takes k = 4 (l % kLanesK) .. + 3 of
+// every kLanesK * 4 k of the chunk, for kRowsPerLane rows of the warp's, and the kLanesK lanes'
+// sums of each element meet by shuffles, always in the same order.
 template <int kCols, bool kVec4>
 __global__ void __launch_bounds__(kThinThreads)
     sgemm_few_cols(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                    const float* __restrict__ B, float beta, float* __restrict__ C,
                    int64_t c_slice) {
-  constexpr int kRowsPerWarp = kThinRows / kThinWarps;
-  constexpr int kStageA = kThinRows * kFewColsChunk;
+  constexpr int kRows = few_cols_rows(kCols);
+  constexpr int kChunk = few_cols_chunk(kCols);
+  constexpr int kStrideB = kChunk + 4;
+  constexpr int kLanesK = few_cols_lanes_k(kCols);
+  constexpr int kRowsPerLane = few_cols_rows_per_lane(kCols);
+  constexpr int kRowsPerWarp = kRows / kThinWarps;
+  constexpr int kPasses = kChunk / (4 * kLanesK);  // float4s of a row a lane reads per chunk
+  constexpr int kStageA = kRows * kChunk;
   constexpr int kStageFloats = few_cols_stage_floats(kCols);
+  static_assert(kPasses * 4 * kLanesK == kChunk && kRowsPerWarp * kLanesK == 32 * kRowsPerLane,
+                "the lanes cover a chunk's k and a warp's rows");
   extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for LDS.128 and cp.async
   float* const smem = reinterpret_cast<float*>(smem_raw);
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int lane = tid % 32;
-  const int row0 = blockIdx.x * kThinRows;
+  const int row0 = blockIdx.x * kRows;
   const int k_begin = blockIdx.z * k_slice;
   const int k_len = min(k_slice, k - k_begin);  // a multiple of 4 when kVec4 (k and k_slice are)
-  const int chunks = ceil_div(k_len, kFewColsChunk);
+  const int chunks = ceil_div(k_len, kChunk);
   A += k_begin;
   B += static_cast<int64_t>(k_begin) * n;
 
   // Columns n .. kCols - 1 of sB are never copied: zeros, once, so that their sums (never
   // stored) stay finite. Nothing else in shared memory is written before the first barrier.
-  for (int i = tid; i < kFewColsStages * (kCols - n) * kFewColsStrideB; i += kThinThreads) {
-    const int stage = i / ((kCols - n) * kFewColsStrideB);
-    const int rest = i % ((kCols - n) * kFewColsStrideB);
-    smem[stage * kStageFloats + kStageA + n * kFewColsStrideB + rest] = 0.0f;
+  for (int i = tid; i < kFewColsStages * (kCols - n) * kStrideB; i += kThinThreads) {
+    const int stage = i / ((kCols - n) * kStrideB);
+    const int rest = i % ((kCols - n) * kStrideB);
+    smem[stage * kStageFloats + kStageA + n * kStrideB + rest] = 0.0f;
   }
-  // Element e = tid + 128 i of a chunk of B (i < n: n copies a thread) is row e / n, column
-  // e % n; both step by 128 / n and 128 % n from one copy to the next, so no division is needed
-  // per copy.
+  // Element e = tid + 128 i of a chunk of B (kChunk * n of them) is row e / n, column e % n;
+  // both step by 128 / n and 128 % n from one copy to the next, so no division is needed per
+  // copy.
   const int b_step_k = kThinThreads / n;
   const int b_step_j = kThinThreads % n;
   const int b_k0 = tid / n;
   const int b_j0 = tid % n;
+  const int b_copies = kChunk == kThinThreads ? n : ceil_div(kChunk * n, kThinThreads);
 
   // Copies chunk c of the slice into stage s. Rows past M are zero-filled (src-size 0) from row
-  // M - 1; with kPartial (the slice's last chunk, when it is shorter than 128 k) positions past
+  // M - 1; with kPartial (the slice's last chunk, when it is shorter than kChunk) positions past
   // the slice are zero-filled too, from the matrix's first element. Every other chunk tests
   // nothing per copy.
   auto issue = [&](int c, int s, auto partial) {
     constexpr bool kPartial = decltype(partial)::value;
     float* const sA = smem + s * kStageFloats;
     float* const sB = sA + kStageA;
-    const int kc = c * kFewColsChunk;
+    const int kc = c * kChunk;
     if constexpr (kVec4) {
-      // 32 rows x 32 float4s, eight a thread: a warp copies one row's 512 bytes.
-      const int q = tid % 32;
+      // kChunk / 4 float4s a row, eight a thread: a warp copies 512 consecutive bytes of A
+      // (one row of 128 k, or two rows' 256 bytes).
+      constexpr int kQuads = kChunk / 4;
+      constexpr int kRowsPerPass = kThinThreads / kQuads;
+      const int q = tid % kQuads;
       const bool k_ok = !kPartial || kc + 4 * q < k_len;  // a float4 is wholly in or out
 #pragma unroll
-      for (int i = 0; i < kThinRows / kThinWarps; ++i) {
-        const int r = tid / 32 + kThinWarps * i;
+      for (int i = 0; i < kRows / kRowsPerPass; ++i) {
+        const int r = tid / kQuads + kRowsPerPass * i;
         const bool ok = k_ok && row0 + r < m;
         const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + 4 * q;
-        copy_async<4>(sA + r * kFewColsChunk + 4 * q, kPartial && !k_ok ? A : src, ok);
+        copy_async<4>(sA + r * kChunk + 4 * q, kPartial && !k_ok ? A : src, ok);
       }
     } else {
-      // K % 4 != 0: rows of A start anywhere, so one float a copy; thread t takes k = t of each
-      // of the 32 rows (a warp reads 128 consecutive bytes of a row).
-      const bool k_ok = !kPartial || kc + tid < k_len;
+      // K % 4 != 0: rows of A start anywhere, so one float a copy; thread t takes k = t % kChunk
+      // of every kThinThreads / kChunk-th row (a warp reads 128 consecutive bytes of a row).
+      constexpr int kRowStep = kThinThreads / kChunk;
+      const int kk = kChunk == kThinThreads ? tid : tid % kChunk;
+      const int r0 = kChunk == kThinThreads ? 0 : tid / kChunk;
+      const bool k_ok = !kPartial || kc + kk < k_len;
 #pragma unroll 8
-      for (int r = 0; r < kThinRows; ++r) {
+      for (int r = r0; r < kRows; r += kRowStep) {
         const bool ok = k_ok && row0 + r < m;
-        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + tid;
-        copy_async<1>(sA + r * kFewColsChunk + tid, kPartial && !k_ok ? A : src, ok);
+        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + kk;
+        copy_async<1>(sA + r * kChunk + kk, kPartial && !k_ok ? A : src, ok);
       }
     }
     const float* b_src = B + static_cast<int64_t>(kc) * n + tid;
     int kk = b_k0, j = b_j0;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < b_copies; ++i) {
+      if (kChunk != kThinThreads && kk >= kChunk) break;  // past the chunk's kChunk * n
       const bool ok = !kPartial || kc + kk < k_len;
-      copy_async<1>(sB + j * kFewColsStrideB + kk, ok ? b_src : B, ok);
+      copy_async<1>(sB + j * kStrideB + kk, ok ? b_src : B, ok);
       b_src += kThinThreads;
       kk += b_step_k;
       j += b_step_j;
@@ -944,7 +961,7 @@ __global__ void __launch_bounds__(kThinThreads)
       }
     }
   };
-  const bool last_partial = k_len % kFewColsChunk != 0;
+  const bool last_partial = k_len % kChunk != 0;
   auto issue_chunk = [&](int c, int s) {
     if (last_partial && c == chunks - 1) {
       issue(c, s, std::true_type{});
@@ -960,7 +977,11 @@ __global__ void __launch_bounds__(kThinThreads)
     if (s < chunks) issue_chunk(s, s);
     copy_commit();
   }
-  float acc[kRowsPerWarp][kCols] = {};
+  // This lane's place: k group lane_k of the chunk, rows first_row .. + kRowsPerLane - 1 of
+  // the block.
+  const int lane_k = kLanesK == 32 ? lane : lane % kLanesK;
+  const int first_row = warp * kRowsPerWarp + (kLanesK == 32 ? 0 : lane / kLanesK * kRowsPerLane);
+  float acc[kRowsPerLane][kCols] = {};
   for (int c = 0; c < chunks; ++c) {
     copy_wait<kFewColsStages - 2>();
     // Chunk c has landed for every thread, and every warp is done with chunk c - 1, whose stage
@@ -971,232 +992,60 @@ __global__ void __launch_bounds__(kThinThreads)
     copy_commit();
     const float* const sA = smem + (c % kFewColsStages) * kStageFloats;
     const float* const sB = sA + kStageA;
-    float x[kRowsPerWarp][4];
 #pragma unroll
-    for (int r = 0; r < kRowsPerWarp; ++r) {
-      const float4 v = *reinterpret_cast<const float4*>(
-          sA + (warp * kRowsPerWarp + r) * kFewColsChunk + 4 * lane);
-      x[r][0] = v.x;
-      x[r][1] = v.y;
-      x[r][2] = v.z;
-      x[r][3] = v.w;
-    }
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int k4 = 4 * (lane_k + kLanesK * pass);
+      float x[kRowsPerLane][4];
 #pragma unroll
-    for (int j = 0; j < kCols; ++j) {
-      const float4 b = *reinterpret_cast<const float4*>(sB + j * kFewColsStrideB + 4 * lane);
+      for (int r = 0; r < kRowsPerLane; ++r) {
+        const float4 v = *reinterpret_cast<const float4*>(sA + (first_row + r) * kChunk + k4);
+        x[r][0] = v.x;
+        x[r][1] = v.y;
+        x[r][2] = v.z;
+        x[r][3] = v.w;
+      }
 #pragma unroll
-      for (int r = 0; r < kRowsPerWarp; ++r) {
-        acc[r][j] = fmaf(x[r][0], b.x, acc[r][j]);
-        acc[r][j] = fmaf(x[r][1], b.y, acc[r][j]);
-        acc[r][j] = fmaf(x[r][2], b.z, acc[r][j]);
-        acc[r][j] = fmaf(x[r][3], b.w, acc[r][j]);
+      for (int j = 0; j < kCols; ++j) {
+        const float4 b = *reinterpret_cast<const float4*>(sB + j * kStrideB + k4);
+#pragma unroll
+        for (int r = 0; r < kRowsPerLane; ++r) {
+          acc[r][j] = fmaf(x[r][0], b.x, acc[r][j]);
+          acc[r][j] = fmaf(x[r][1], b.y, acc[r][j]);
+          acc[r][j] = fmaf(x[r][2], b.z, acc[r][j]);
+          acc[r][j] = fmaf(x[r][3], b.w, acc[r][j]);
+        }
       }
     }
   }
-  // The 32 lanes' sums, by halves (a butterfly reduce-scatter): at each of five steps a lane
-  // keeps half of its values, sends the other half to the lane `offset` away and adds what that
-  // lane sends back, so the warp's kRowsPerWarp x kCols sums take 31 / 32 of a shuffle each
-  // instead of five. Lane l ends with values l * kPerLane .. + kPerLane - 1: row l / 4 of the
-  // warp, columns (l % 4) * kPerLane .. + kPerLane - 1. Always in the same order: C is the same
-  // from run to run.
-  constexpr int kValues = kRowsPerWarp * kCols;
-  constexpr int kPerLane = kValues / 32;
-  static_assert(kRowsPerWarp == 8 && kCols % 4 == 0, "row l / 4, a quarter of its columns a lane");
+  // The kLanesK lanes' sums, by halves (a butterfly reduce-scatter): at each step a lane keeps
+  // half of its values, sends the other half to the lane `offset` away and adds what that lane
+  // sends back, so the kRowsPerLane x kCols sums take (kLanesK - 1) / kLanesK of a shuffle each
+  // instead of log2(kLanesK). Lane l ends with values lane_k * kPerLane .. + kPerLane - 1: row
+  // lane_k / kLanesPerRow of its rows, kPerLane of its columns. Always in the same order: C is
+  // the same from run to run.
+  constexpr int kValues = kRowsPerLane * kCols;
+  constexpr int kPerLane = kValues / kLanesK;
+  static_assert(kValues % kLanesK == 0 && kCols % kPerLane == 0,
+                "each lane ends with whole columns of one row");
   float v[kValues];
 #pragma unroll
-  for (int r = 0; r < kRowsPerWarp; ++r) {
+  for (int r = 0; r < kRowsPerLane; ++r) {
 #pragma unroll
     for (int j = 0; j < kCols; ++j) v[r * kCols + j] = acc[r][j];
   }
-  halve_sums<16, kValues / 2>(v, lane);
-  halve_sums<8, kValues / 4>(v, lane);
-  halve_sums<4, kValues / 8>(v, lane);
-  halve_sums<2, kValues / 16>(v, lane);
-  halve_sums<1, kValues / 32>(v, lane);
-  const int row = row0 + warp * kRowsPerWarp + lane / 4;
+  reduce_scatter<kLanesK / 2, kValues / 2>(v, lane);
+  constexpr int kLanesPerRow = kCols / kPerLane;
+  const int row = row0 + first_row + lane_k / kLanesPerRow;
   if (row < m) {
     float* const out = C + blockIdx.z * c_slice + static_cast<int64_t>(row) * n;
 #pragma unroll
     for (int i = 0; i < kPerLane; ++i) {
-      const int col = (lane % 4) * kPerLane + i;
+      const int col = (lane_k % kLanesPerRow) * kPerLane + i;
       if (col < n) out[col] = beta != 0.0f ? alpha * v[i] + beta * out[col] : alpha * v[i];
     }
   }
 }
 
-// Few columns, wide (kThinMax < n <= kCols): block (x, z) computes rows [128 x, 128 x + 128) of C
-// over K slice z. The narrow kernel's layout (a lane holds every column of 8 rows, the warp's
-// lanes split the chunk's k) would need 8 x 24 sums a lane here, and each of its lanes reads its
-// own float4 of B for every column. Here lane l of every warp owns rows l, l + 32, l + 64 and
-// l + 96 of the block, every column of them (96 sums), and the 32 lanes multiply the same k at
-// the same time: a float4 of B (four columns of one k) is one broadcast to the whole warp, and a
-// float4 of A (four k of the lane's row) serves 4 x kCols FMAs. The four warps take 8 k each of
-// a chunk and add their sums through shared memory at the end, always in the same order. A and B
-// come through the narrow kernel's pipeline; B's chunk lands as it is in memory, rows of kCols
-// floats (README.md, "Thin problems").
-template <int kCols, bool kVec4>
-__global__ void __launch_bounds__(kThinThreads, kWideBlocksPerSm)
-    sgemm_few_cols_wide(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
-                        const float* __restrict__ B, float beta, float* __restrict__ C,
-                        int64_t c_slice) {
-  constexpr int kRows = few_cols_rows(kCols);
-  constexpr int kRowsPerLane = kRows / 32;
-  constexpr int kStageA = kRows * kWideStrideA;
-  constexpr int kStageFloats = wide_stage_floats(kCols);
-  constexpr int kWarpK = kWideChunk / kThinWarps;  // k of a chunk each warp multiplies
-  constexpr int kSumStride = kCols + 1;  // odd: lanes storing consecutive rows hit different banks
-  static_assert(kCols % 4 == 0 && kWarpK % 4 == 0, "float4s of B's rows and of A's k");
-  static_assert(kRowsPerLane * kCols <= 128, "at most 128 sums a lane (4 rows x 32 columns)");
-  extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned for LDS.128 and cp.async
-  float* const smem = reinterpret_cast<float*>(smem_raw);
-  const int tid = threadIdx.x;
-  const int warp = tid / 32;
-  const int lane = tid % 32;
-  const int row0 = blockIdx.x * kRows;
-  const int k_begin = blockIdx.z * k_slice;
-  const int k_len = min(k_slice, k - k_begin);  // a multiple of 4 when kVec4 (k and k_slice are)
-  const int chunks = ceil_div(k_len, kWideChunk);
-  A += k_begin;
-  B += static_cast<int64_t>(k_begin) * n;
-
-  // Columns n .. kCols - 1 of sB are never copied: zeros, once, so that their sums (never
-  // stored) stay finite. Nothing else in shared memory is written before the first barrier.
-  const int pad = kCols - n;
-  for (int i = tid; i < kWideStages * kWideChunk * pad; i += kThinThreads) {
-    const int stage = i / (kWideChunk * pad);
-    const int rest = i % (kWideChunk * pad);
-    smem[stage * kStageFloats + kStageA + rest / pad * kCols + n + rest % pad] = 0.0f;
-  }
-  // Element e = tid + 128 i of a chunk of B (kWideChunk * n of them) is row e / n, column e % n,
-  // both stepped as in the narrow kernel.
-  const int b_step_k = kThinThreads / n;
-  const int b_step_j = kThinThreads % n;
-  const int b_k0 = tid / n;
-  const int b_j0 = tid % n;
-  const int b_copies = ceil_div(kWideChunk * n, kThinThreads);
-
-  // Copies chunk c of the slice into stage s, with the narrow kernel's zero fills.
-  auto issue = [&](int c, int s, auto partial) {
-    constexpr bool kPartial = decltype(partial)::value;
-    float* const sA = smem + s * kStageFloats;
-    float* const sB = sA + kStageA;
-    const int kc = c * kWideChunk;
-    if constexpr (kVec4) {
-      // 8 float4s a row: 8 consecutive threads copy a row's 128 bytes, a warp four rows.
-      constexpr int kQuads = kWideChunk / 4;
-      constexpr int kRowsPerPass = kThinThreads / kQuads;
-      const int q = tid % kQuads;
-      const bool k_ok = !kPartial || kc + 4 * q < k_len;  // a float4 is wholly in or out
-#pragma unroll
-      for (int i = 0; i < kRows / kRowsPerPass; ++i) {
-        const int r = tid / kQuads + kRowsPerPass * i;
-        const bool ok = k_ok && row0 + r < m;
-        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + 4 * q;
-        copy_async<4>(sA + r * kWideStrideA + 4 * q, kPartial && !k_ok ? A : src, ok);
-      }
-    } else {
-      // K % 4 != 0: one float a copy, thread t takes k = t % 32 of every fourth row. The source
-      // steps by four rows of A (a row past M is never read: it copies zeros from A).
-      constexpr int kRowStep = kThinThreads / kWideChunk;
-      const int kk = tid % kWideChunk;
-      const bool k_ok = !kPartial || kc + kk < k_len;
-      const int64_t step = static_cast<int64_t>(kRowStep) * k;
-      const float* src = A + static_cast<int64_t>(row0 + tid / kWideChunk) * k + kc + kk;
-#pragma unroll 4
-      for (int r = tid / kWideChunk; r < kRows; r += kRowStep, src += step) {
-        const bool ok = k_ok && row0 + r < m;
-        copy_async<1>(sA + r * kWideStrideA + kk, ok ? src : A, ok);
-      }
-    }
-    const float* b_src = B + static_cast<int64_t>(kc) * n + tid;
-    int kk = b_k0, j = b_j0;
-    for (int i = 0; i < b_copies && kk < kWideChunk; ++i) {
-      const bool ok = !kPartial || kc + kk < k_len;
-      copy_async<1>(sB + kk * kCols + j, ok ? b_src : B, ok);
-      b_src += kThinThreads;
-      kk += b_step_k;
-      j += b_step_j;
-      if (j >= n) {
-        j -= n;
-        ++kk;
-      }
-    }
-  };
-  const bool last_partial = k_len % kWideChunk != 0;
-  auto issue_chunk = [&](int c, int s) {
-    if (last_partial && c == chunks - 1) {
-      issue(c, s, std::true_type{});
-    } else {
-      issue(c, s, std::false_type{});
-    }
-  };
-
-#pragma unroll
-  for (int s = 0; s < kWideStages - 1; ++s) {
-    if (s < chunks) issue_chunk(s, s);
-    copy_commit();
-  }
-  float acc[kRowsPerLane][kCols] = {};
-  for (int c = 0; c < chunks; ++c) {
-    copy_wait<kWideStages - 2>();
-    __syncthreads();
-    const int next = c + kWideStages - 1;
-    if (next < chunks) issue_chunk(next, next % kWideStages);
-    copy_commit();
-    const float* const sA = smem + (c % kWideStages) * kStageFloats;
-    const float* const sB = sA + kStageA;
-#pragma unroll
-    for (int step = 0; step < kWarpK / 4; ++step) {
-      const int k4 = warp * kWarpK + 4 * step;
-      float a[kRowsPerLane][4];
-#pragma unroll
-      for (int r = 0; r < kRowsPerLane; ++r) {
-        const float4 v = *reinterpret_cast<const float4*>(sA + (lane + 32 * r) * kWideStrideA + k4);
-        a[r][0] = v.x;
-        a[r][1] = v.y;
-        a[r][2] = v.z;
-        a[r][3] = v.w;
-      }
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-#pragma unroll
-        for (int j = 0; j < kCols; j += 4) {
-          const float4 b = *reinterpret_cast<const float4*>(sB + (k4 + kk) * kCols + j);
-#pragma unroll
-          for (int r = 0; r < kRowsPerLane; ++r) {
-            acc[r][j] = fmaf(a[r][kk], b.x, acc[r][j]);
-            acc[r][j + 1] = fmaf(a[r][kk], b.y, acc[r][j + 1]);
-            acc[r][j + 2] = fmaf(a[r][kk], b.z, acc[r][j + 2]);
-            acc[r][j + 3] = fmaf(a[r][kk], b.w, acc[r][j + 3]);
-          }
-        }
-      }
-    }
-  }
-  // Every warp's sums into shared memory (the stages are free once every warp is past the last
-  // chunk), then each element of the block's C is the four warps' sums added in warp order.
-  copy_wait<0>();
-  __syncthreads();
-  float* const sums = smem;  // [warp][row][kSumStride]
-#pragma unroll
-  for (int r = 0; r < kRowsPerLane; ++r) {
-#pragma unroll
-    for (int j = 0; j < kCols; ++j)
-      sums[(warp * kRows + lane + 32 * r) * kSumStride + j] = acc[r][j];
-  }
-  __syncthreads();
-  // Consecutive threads take consecutive elements of the block's rows of C: coalesced stores.
-  float* const out = C + blockIdx.z * c_slice + static_cast<int64_t>(row0) * n;
-  const int elements = min(kRows, m - row0) * n;
-  for (int e = tid; e < elements; e += kThinThreads) {
-    const int r = e / n;
-    const int j = e % n;
-    float v = sums[r * kSumStride + j];
-#pragma unroll
-    for (int w = 1; w < kThinWarps; ++w) v += sums[(w * kRows + r) * kSumStride + j];
-    out[e] = beta != 0.0f ? alpha * v + beta * out[e] : alpha * v;
-  }
-}
 // Split-K's second pass, C = alpha * (the sum of the slices) + beta * C, in a fixed order (no
 // atomics, so C is bit-identical from run to run): sgemm::reduce_split_k_slices in
 // common/split_k.h, which the tensor-core chapters launch too (README.md, "Split-K").
@@ -1318,29 +1167,19 @@ int prepare_tile() {
   return blocks > 0 ? blocks : 1;
 }
 
-// The few-columns kernel for kCols columns: the narrow one up to kThinMax, the wide one beyond.
-template <int kCols, bool kVec4>
-constexpr auto few_cols_kernel() {
-  if constexpr (kCols <= kThinMax) {
-    return &sgemm_few_cols<kCols, kVec4>;
-  } else {
-    return &sgemm_few_cols_wide<kCols, kVec4>;
-  }
-}
-
 // The few-columns kernels' pipeline may take more than the 48 KB of shared memory a kernel gets
 // without asking. Returns the kernel's occupancy.
 template <int kCols>
 int prepare_few_cols() {
-  CUDA_CHECK(cudaFuncSetAttribute(few_cols_kernel<kCols, true>(),
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_few_cols<kCols, true>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   few_cols_smem_bytes(kCols)));
-  CUDA_CHECK(cudaFuncSetAttribute(few_cols_kernel<kCols, false>(),
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_few_cols<kCols, false>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   few_cols_smem_bytes(kCols)));
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks, few_cols_kernel<kCols, true>(), kThinThreads, few_cols_smem_bytes(kCols)));
+      &blocks, sgemm_few_cols<kCols, true>, kThinThreads, few_cols_smem_bytes(kCols)));
   return std::max(blocks, 1);
 }
 
@@ -1523,7 +1362,7 @@ Plan thin_plan(const sgemm::Problem& p, const Device& d, size_t workspace_availa
     // Few columns: a slice shorter than the pipeline (its stages' chunks) never fills it, and
     // each block pays the copies' latency before its first FMA; the slots model does not see it.
     if (SGEMM_FEW_COLS_MIN_SLICE && best.thin == 2 && splits > 1 &&
-        k_slice < (p.n <= kThinMax ? kFewColsStages * kFewColsChunk : kWideStages * kWideChunk)) {
+        k_slice < kFewColsStages * few_cols_chunk(p.n)) {
       break;
     }
     // Few rows: a slice shorter than one pass leaves rows of B unloaded, and each block's fixed
@@ -1663,7 +1502,7 @@ template <int kCols>
 void launch_few_cols(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
                      float* out, float alpha, float beta, int64_t stride, cudaStream_t stream) {
   const dim3 grid(ceil_div(p.m, few_cols_rows(kCols)), 1, plan.splits);
-  auto* kernel = p.k % 4 == 0 ? few_cols_kernel<kCols, true>() : few_cols_kernel<kCols, false>();
+  auto* kernel = p.k % 4 == 0 ? sgemm_few_cols<kCols, true> : sgemm_few_cols<kCols, false>;
   kernel<<<grid, kThinThreads, few_cols_smem_bytes(kCols), stream>>>(
       p.m, p.n, p.k, plan.k_slice, alpha, A, B, beta, out, stride);
 }
