@@ -681,6 +681,9 @@ constexpr int kFewColsMax = 24;
 // rows of A in the same 16 KB (64 rows of 64 k) and four stages still leave room for two blocks
 // on an SM.
 constexpr int kWideChunk = 64;
+// Wide few columns: lanes of a warp that share a row's k (4 k each), and rows a lane owns.
+constexpr int kWideLanesK = 8;
+constexpr int kWideRowsPerLane = 4;
 
 // The few-columns kernel's shape, by its column count: rows of C per block, k per stage, how the
 // 32 lanes of a warp share a chunk (kLanesK along k, 4 k each; 32 / kLanesK along rows) and rows
@@ -693,10 +696,10 @@ __host__ __device__ constexpr int few_cols_chunk(int cols) {
   return few_cols_wide(cols) ? kWideChunk : kFewColsChunk;
 }
 __host__ __device__ constexpr int few_cols_lanes_k(int cols) {
-  return few_cols_wide(cols) ? 8 : 32;
+  return few_cols_wide(cols) ? kWideLanesK : 32;
 }
 __host__ __device__ constexpr int few_cols_rows_per_lane(int cols) {
-  return few_cols_wide(cols) ? 4 : kThinRows / kThinWarps;
+  return few_cols_wide(cols) ? kWideRowsPerLane : kThinRows / kThinWarps;
 }
 __host__ __device__ constexpr int few_cols_rows(int cols) {
   return kThinWarps * (32 / few_cols_lanes_k(cols)) * few_cols_rows_per_lane(cols);
