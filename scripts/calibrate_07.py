@@ -4,11 +4,11 @@
 (the tiles' shares of the FP32 peak, their rates with fewer blocks and as one column, the fill, the
 odd-row share, split-K's launch and bandwidth shares, the margin that keeps chapter 06's plan) comes
 from runs this script makes, on shapes it builds from each tile's size and the SM count. None of
-them is a shape of the held-out suite (the sixth draw, --suite heldout6 of scripts/shapes.py; the
-second to fifth were watched while the few-columns kernel, the padded-B epilogue, the column
-shares, the few-rows kernel and the copies of B rows that are not 16-byte aligned were written),
-and no suite's shape is tuned on: the fitting shapes (the 07 suite and the first held-out draw)
-only measure the model's error, which sets the margin.
+them is a shape of the held-out suite (the seventh draw, --suite heldout7 of scripts/shapes.py;
+the second to sixth were watched while the few-columns kernel, the padded-B epilogue, the column
+shares, the few-rows kernel, the copies of B rows that are not 16-byte aligned and the wide
+few-columns kernel were written), and no suite's shape is tuned on: the fitting shapes (the 07
+suite and the first held-out draw) only measure the model's error, which sets the margin.
 
 The runs (issue 19; 07_any_shape/README.md, "The model's constants"):
   bin/split_k_bench                 the split-K reduction alone: a 4 x 4 C is the second launch's
