@@ -18,6 +18,10 @@ Figures (PNG, into <chapter>/figures/, or <out>/<chapter>/ with --out):
   06  pipeline.png      which tile each shared-memory stage holds, iteration by iteration
   07  few_columns.png   the few-columns kernel: its pipeline of chunks, what a lane reads, and
                         the butterfly that adds the lanes' sums
+      few_columns_wide.png
+                        its wide layout (kThinMax + 1 .. kFewColsMax columns): one stage, what two
+                        lanes read in each pass, the arithmetic of a pass, and the reduce-scatter
+                        of the lanes that share a row's k
       row_copies.png    a K tile of B with N odd (4-byte copies) on SmallTile, a thread per chunk
                         against a warp per row: which thread copies what, and its addresses
 
@@ -161,6 +165,12 @@ def require(params, names, path):
     return [params[n] for n in names]
 
 
+# 07's figures: the few-columns kernel (narrow layout, then what the wide one adds) and SmallTile.
+FEW_COLUMNS = ["kThinRows", "kThinThreads", "kFewColsChunk", "SGEMM_FEW_COLS_STAGES", "kThinMax"]
+WIDE_FEW_COLUMNS = ["kFewColsMax", "kWideChunk", "kWideLanesK", "kWideRowsPerLane"]
+SMALL_TILE = ["SmallTile::kBlockM", "SmallTile::kBlockN", "SmallTile::kBlockK",
+              "SmallTile::kWarpM", "SmallTile::kWarpN"]
+
 # What each chapter's figures draw from its source; tests/scripts/test_figures.py checks that the
 # parser still finds all of it in the committed chapters.
 REQUIRED = {
@@ -172,9 +182,7 @@ REQUIRED = {
     "05_bank_conflict": ["block_m", "block_n", "block_k", "warp_m", "warp_n", "thread_m",
                          "thread_n"],
     "06_double_buffer": ["block_m", "block_n", "block_k", "stages"],
-    "07_any_shape": ["kThinRows", "kThinThreads", "kFewColsChunk", "SGEMM_FEW_COLS_STAGES",
-                     "kThinMax", "SmallTile::kBlockM", "SmallTile::kBlockN", "SmallTile::kBlockK",
-                     "SmallTile::kWarpM", "SmallTile::kWarpN"],
+    "07_any_shape": FEW_COLUMNS + WIDE_FEW_COLUMNS + SMALL_TILE,
 }
 
 
@@ -864,8 +872,9 @@ def figure_pipeline(plt, root, chapter, out, colours):
 def figure_few_columns(plt, root, chapter, out, colours):
     """07's few-columns kernel: its pipeline of chunks, what one lane reads of a chunk, and the
     butterfly reduce-scatter that adds the 32 lanes' sums."""
-    (rows, threads, chunk, stages, thin, *_), params, path = parameters(root, chapter)
-    names = REQUIRED[chapter][:5]
+    _, params, path = parameters(root, chapter)
+    names = FEW_COLUMNS
+    rows, threads, chunk, stages, thin = (params[n] for n in names)
     if stages < 2:
         raise UsageError(f"{path}: SGEMM_FEW_COLS_STAGES = {stages}: a pipeline needs at least 2")
     warps = threads // 32
@@ -948,6 +957,220 @@ def figure_few_columns(plt, root, chapter, out, colours):
     return out_path, used
 
 
+def wide_layout(path, threads, thin, cols, chunk, lanes_k, rows_per_lane):
+    """07's wide few-columns layout (C of thin + 1 .. cols columns) from the source's constants,
+    derived as sgemm_few_cols derives it: rows of C a block, a warp's, passes a chunk, sums a lane
+    before and after the reduce-scatter, its steps. Raises UsageError (one line) for constants the
+    kernel's static_asserts would refuse, or that leave no wide layout to draw."""
+    if cols <= thin:
+        raise UsageError(f"{path}: kFewColsMax = {cols} <= kThinMax = {thin}: no wide few-columns "
+                         "layout to draw")
+    if threads % 32:
+        raise UsageError(f"{path}: kThinThreads = {threads}: the figure draws whole warps")
+    if lanes_k < 2 or 32 % lanes_k:
+        raise UsageError(f"{path}: kWideLanesK = {lanes_k}: the lanes that share a row's k must be "
+                         "2, 4, 8, 16 or 32 (a butterfly over a power of two that divides 32)")
+    if chunk % (4 * lanes_k):
+        raise UsageError(f"{path}: kWideChunk = {chunk}, kWideLanesK = {lanes_k}: {lanes_k} lanes "
+                         f"of 4 k do not cover a chunk's k ({chunk} is not a multiple of "
+                         f"{4 * lanes_k})")
+    warps = threads // 32
+    groups = 32 // lanes_k
+    values = rows_per_lane * cols
+    if values % lanes_k or cols % (values // lanes_k):
+        raise UsageError(f"{path}: kWideRowsPerLane = {rows_per_lane}, kFewColsMax = {cols}, "
+                         f"kWideLanesK = {lanes_k}: {rows_per_lane} x {cols} sums do not split "
+                         f"into whole columns of one row for each of {lanes_k} lanes")
+    per_lane = values // lanes_k
+    return dict(warps=warps, groups=groups, rows=warps * groups * rows_per_lane,
+                per_warp=groups * rows_per_lane, passes=chunk // (4 * lanes_k), values=values,
+                per_lane=per_lane, lanes_per_row=cols // per_lane,
+                steps=[lanes_k >> s for s in range(1, lanes_k.bit_length())])
+
+
+def scatter_ranges(values, lanes):
+    """The butterfly reduce-scatter of `lanes` lanes (sgemm_few_cols' reduce_scatter): for each
+    step, [(first, last) of the values each lane keeps], the lanes with the step's offset bit set
+    keeping the upper half of what they held."""
+    held = [(0, values)] * lanes
+    ranges = []
+    offset = lanes // 2
+    while offset:
+        held = [(lo + (hi - lo) // 2, hi) if lane & offset else (lo, lo + (hi - lo) // 2)
+                for lane, (lo, hi) in enumerate(held)]
+        ranges.append([(lo, hi - 1) for lo, hi in held])
+        offset //= 2
+    return ranges
+
+
+def k_ranges(starts):
+    """"0-3 and 32-35" for float4s starting at k = 0, 32."""
+    parts = [f"{k}-{k + 3}" for k in starts]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def figure_few_columns_wide(plt, root, chapter, out, colours):
+    """07's few-columns kernel, wide layout (C of kThinMax + 1 .. kFewColsMax columns): one stage,
+    which rows and k two lanes read in each pass, the arithmetic of a pass, and the reduce-scatter
+    of the lanes that share a row's k."""
+    _, params, path = parameters(root, chapter)
+    names = ["kThinRows", "kThinThreads", "SGEMM_FEW_COLS_STAGES", "kThinMax"] + WIDE_FEW_COLUMNS
+    narrow_rows, threads, stages, thin, cols, chunk, lanes_k, rpl = (params[n] for n in names)
+    w = wide_layout(path, threads, thin, cols, chunk, lanes_k, rpl)
+    rows, per_warp, passes, values, per_lane = (w[n] for n in ("rows", "per_warp", "passes",
+                                                               "values", "per_lane"))
+    warps, groups, steps = w["warps"], w["groups"], w["steps"]
+    if narrow_rows % warps:
+        raise UsageError(f"{path}: kThinRows = {narrow_rows} rows do not split over {warps} warps")
+    narrow_rpl = narrow_rows // warps  # the narrow layout's rows a lane (all 32 lanes along k)
+    orange, blue = "#D55E00", "#0072B2"
+    other = (lanes_k + 1) % 32  # lane 1 of the next row group: lane 9 when 8 lanes share k
+    lanes = [(0, orange), (other, blue)]
+
+    stage_kb = (rows * chunk + cols * (chunk + 4)) * 4 / 1024
+    fig = plt.figure(figsize=(11.5, 7.9))
+    grid = fig.add_gridspec(2, 2, height_ratios=[1.3, 1], width_ratios=[1.2, 1])
+    fig.suptitle(f"Wide few columns (N = {thin + 1} .. {cols}): {rows} rows of C a block, chunks "
+                 f"of {chunk} k (A {rows * chunk * 4 / 1024:.0f} KB + sB "
+                 f"{cols * (chunk + 4) * 4 / 1024:.1f} KB a stage, {stages} stages: "
+                 f"{stages * stage_kb:.1f} KB)\n{lanes_k} lanes share a row's k, {groups} row "
+                 f"groups a warp, {rpl} rows a lane: {rpl} x {cols} = {values} sums a lane",
+                 x=0.01, ha="left", fontsize=10, fontweight="bold")
+
+    # One stage: A's chunk (rows x chunk) and B's chunk transposed (sB[j][k], cols x chunk + 4).
+    left = fig.add_subplot(grid[:, 0])
+    gap = 6
+    height = rows + gap + cols
+    left.set_xlim(0, chunk + 4)
+    left.set_ylim(height, 0)
+    left.grid(False)
+    for wp in range(warps):
+        box(left, 0, wp * per_warp, chunk, per_warp, facecolor=colours[wp % len(colours)],
+            alpha=0.25, edgecolor=INK, linewidth=0.6)
+        for g in range(1, groups):
+            y = wp * per_warp + g * rpl
+            left.plot([0, chunk], [y, y], color=INK, linewidth=0.4, linestyle=":")
+        if wp:
+            left.text(chunk + 5, (wp + 0.5) * per_warp, f"warp {wp}", va="center", fontsize=7.5)
+    for g in range(groups):
+        first = g * lanes_k
+        left.text(chunk + 5, (g + 0.5) * rpl, f"warp 0, lanes {first}-{first + lanes_k - 1}: "
+                  f"rows {g * rpl}-{(g + 1) * rpl - 1}", va="center", fontsize=7)
+    box(left, 0, rows + gap, chunk, cols, facecolor="#d0d7de", edgecolor=INK, linewidth=0.6)
+    box(left, chunk, rows + gap, 4, cols, facecolor="white", edgecolor=INK, linewidth=0.6,
+        hatch="////")
+    left.text(chunk + 5, rows + gap + cols / 2, f"sB: {cols} columns of B,\n{chunk} + 4 floats "
+              "a row\n(hatched: padding)", va="center", fontsize=7.5)
+    for p in range(1, passes):
+        left.plot([4 * lanes_k * p] * 2, [0, height], color=INK, linewidth=0.8, linestyle="--")
+    for p in range(passes):
+        left.text(4 * lanes_k * (p + 0.5), rows + gap / 2, f"pass {p}: k {4 * lanes_k * p}-"
+                  f"{4 * lanes_k * (p + 1) - 1}", ha="center", va="center", fontsize=7.5)
+    for n, (lane, colour) in enumerate(lanes):
+        lane_k, first_row = lane % lanes_k, lane // lanes_k * rpl
+        starts = [4 * (lane_k + lanes_k * p) for p in range(passes)]
+        for k in starts:
+            box(left, k, first_row, 4, rpl, facecolor=colour, edgecolor=colour, linewidth=0.8)
+            box(left, k, rows + gap, 4, cols, facecolor=colour, edgecolor=colour, linewidth=0.8)
+        label = (f"lane {lane}: rows {first_row}-{first_row + rpl - 1}, k {k_ranges(starts)}"
+                 if passes <= 4 else f"lane {lane}: rows {first_row}-{first_row + rpl - 1}, "
+                 f"k = {4 * lane_k} + {4 * lanes_k} p .. + 3")
+        # In warp 1's rows (or below the chunk, with one warp), an arrow to the last pass's k.
+        y = per_warp + (n + 1) * per_warp / 3 if warps > 1 else rows + gap / 2
+        left.annotate(label, xy=(starts[-1] + 2, first_row + rpl / 2), xytext=(4, y),
+                      va="center", fontsize=7.5, color=colour,
+                      bbox=dict(facecolor="white", edgecolor=colour, pad=1.5, linewidth=0.6),
+                      arrowprops=dict(arrowstyle="->", color=colour, linewidth=1))
+    ticks = list(range(0, rows + 1, per_warp))
+    left.set_xticks(list(range(0, chunk + 1, 4 * lanes_k if 4 * lanes_k >= 16 else 16)))
+    left.set_yticks(ticks + [rows + gap, height], ticks + [0, cols])
+    left.tick_params(labelsize=7.5, length=2)
+    left.set_xlabel(f"k within the chunk: lane l reads k = 4 (l % {lanes_k}) + {4 * lanes_k} p "
+                    f".. + 3 in pass p{' = 0, 1' if passes == 2 else ''},\none float4 for each "
+                    f"of its {rpl} rows and one for each of the {cols} columns of B", fontsize=8.5)
+    left.set_title(f"One stage: A's chunk ({rows} rows x {chunk} k, {per_warp} a warp, {groups} "
+                   f"row groups of {rpl}) and B's, transposed", fontsize=9.5, loc="left")
+
+    # The lanes of a row group add their sums: at each step a lane keeps half (its bit's half).
+    ranges = scatter_ranges(values, lanes_k)
+    right = fig.add_subplot(grid[0, 1])
+    right.set_xlim(0, lanes_k)
+    right.set_ylim(len(steps) + 0.2, -0.2)
+    right.grid(False)
+    for i, offset in enumerate(steps):
+        held_before = values >> i
+        for lane in range(lanes_k):
+            upper = bool(lane & offset)
+            box(right, lane + 0.06, i + 0.15, 0.88, 0.7,
+                facecolor=blue if upper else "#cde3f5", edgecolor="none")
+            if lanes_k <= 8:
+                lo, hi = ranges[i][lane]
+                right.text(lane + 0.5, i + 0.5, f"{lo}-{hi}", ha="center", va="center",
+                           fontsize=7, color="white" if upper else INK)
+        right.text(lanes_k + 0.15, i + 0.5, f"lane ^ {offset}: {held_before} -> "
+                   f"{held_before // 2} sums,\n{held_before // 2} shuffles", va="center",
+                   fontsize=7.5)
+    right.set_xticks([lane + 0.5 for lane in range(lanes_k)], range(lanes_k))
+    right.set_yticks([i + 0.5 for i in range(len(steps))], [f"step {i + 1}" for i in
+                                                          range(len(steps))])
+    right.tick_params(labelsize=7.5, length=2)
+    right.set_xlabel(f"lane % {lanes_k} (dark: keeps the upper half; the numbers: the sums it "
+                     "keeps)", fontsize=8.5)
+    right.set_title(f"The {lanes_k} lanes of a row group: {values} sums each, "
+                    f"{values * (lanes_k - 1) // lanes_k} shuffles", fontsize=9.5, loc="left")
+
+    # Who ends with what: the row group's rpl x cols sums, lane by lane.
+    owner = fig.add_subplot(grid[1, 1])
+    owner.set_xlim(0, cols)
+    owner.set_ylim(rpl, 0)
+    owner.grid(False)
+    marked = {lane % lanes_k: (lane, colour) for lane, colour in reversed(lanes)}
+    for lane_k in range(lanes_k):
+        r, c = lane_k * per_lane // cols, lane_k * per_lane % cols
+        lane, colour = marked.get(lane_k, (None, "#cde3f5"))
+        box(owner, c, r, per_lane, 1, facecolor=colour, edgecolor="white", linewidth=1.5)
+        text = (f"lane % {lanes_k} = {lane_k}" + (f" (lane {lane})" if lane is not None else "")
+                if per_lane >= 10 else str(lane_k) if per_lane >= 2 else "")
+        owner.text(c + per_lane / 2, r + 0.5, text, ha="center", va="center", fontsize=7.5,
+                   color=INK if lane is None else "white")
+    owner.set_xticks(list(range(0, cols + 1, per_lane if per_lane >= 4 else 4)))
+    owner.set_yticks([r + 0.5 for r in range(rpl)], range(rpl))
+    owner.tick_params(labelsize=7.5, length=2)
+    ends = []
+    for lane, _ in lanes:
+        lane_k = lane % lanes_k
+        row = lane // lanes_k * rpl + lane_k * per_lane // cols
+        first = lane_k * per_lane % cols
+        ends.append(f"lane {lane} ends with row {row}, columns {first}-{first + per_lane - 1}")
+    ends = "; ".join(ends)
+    owner.set_xlabel(f"column of C ({ends})", fontsize=8.5)
+    owner.set_ylabel("row of the group", fontsize=8.5)
+    owner.set_title(f"After step {len(steps)}: {per_lane} sums a lane, row (l % {lanes_k}) / "
+                    f"{w['lanes_per_row']} of its group,\ncolumns ((l % {lanes_k}) % "
+                    f"{w['lanes_per_row']}) x {per_lane} .. + {per_lane - 1}",
+                    fontsize=9.5, loc="left")
+
+    narrow_fmas = narrow_rpl * thin * 4
+    wide_fmas = rpl * cols * 4
+    fig.text(0.01, 0.045, f"A pass: a lane reads {rpl} float4s of A (4 k of each of its rows) "
+             f"and {cols} of B (4 k of each column). Each float4 of B serves its {rpl} rows "
+             f"({rpl} x 4 = {4 * rpl} FMAs), each of A\nthe {cols} columns ({4 * cols} FMAs): "
+             f"{wide_fmas} FMAs for {rpl + cols} float4 reads. The narrow layout (N <= {thin}, all "
+             f"32 lanes along k) holds {narrow_rpl} rows a lane: a float4 of B serves {narrow_rpl} "
+             f"rows\n({4 * narrow_rpl} FMAs), {narrow_fmas} FMAs for {narrow_rpl + thin} reads, "
+             f"{narrow_rpl * thin} sums a lane; {narrow_rpl} rows x {cols} columns would be "
+             f"{narrow_rpl * cols} sums, more than fit in 255 registers beside the rest.\nAdding "
+             f"the sums takes {values * (lanes_k - 1) // lanes_k} shuffles a lane ({len(steps)} a "
+             f"sum would be {len(steps) * values}). The stages go through the narrow layout's "
+             "pipeline (few_columns.png).", fontsize=8)
+    fig.tight_layout(rect=(0, 0.11, 0.97, 0.95))
+    used = tile_text(params, names)
+    out_path = out / "few_columns_wide.png"
+    save(fig, out_path, f"{chapter}: {used}")
+    plt.close(fig)
+    return out_path, used
+
+
 def copy_plans(block_n, block_k, threads):
     """The two copy plans of a K tile of B in 4-byte chunks (07's Tile::CopyB<1>), as
     {plan: [[thread of each column] for each row]}: a thread per chunk (consecutive threads on
@@ -970,7 +1193,7 @@ def figure_row_copies(plt, root, chapter, out, colours):
     """07's copies of B rows that are not 16-byte aligned (N odd), on SmallTile: one K tile of B,
     a thread per chunk against a warp per row, thread 0's copies outlined."""
     _, params, path = parameters(root, chapter)
-    names = REQUIRED[chapter][5:]
+    names = SMALL_TILE
     bm, bn, bk, wm, wn = (params[n] for n in names)
     if bm % wm or bn % wn:
         raise UsageError(f"{path}: SmallTile's warps ({wm} x {wn}) do not tile its block "
@@ -1029,7 +1252,7 @@ def figure_list():
         "04_vectorized": [figure_float4_lanes],
         "05_bank_conflict": [figure_banks, figure_hierarchy],
         "06_double_buffer": [figure_pipeline],
-        "07_any_shape": [figure_few_columns, figure_row_copies],
+        "07_any_shape": [figure_few_columns, figure_few_columns_wide, figure_row_copies],
     }
 
 

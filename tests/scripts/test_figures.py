@@ -61,6 +61,16 @@ def set_define(root, chapter, name, value):
     return path
 
 
+def set_constant(root, chapter, name, value):
+    path = figures.chapter_source(root, chapter)
+    text, count = re.subn(r"^constexpr int " + name + r" = \d+;",
+                          f"constexpr int {name} = {value};", path.read_text(), count=1,
+                          flags=re.M)
+    assert count == 1, f"{path}: no constexpr int {name} line to change"
+    path.write_text(text)
+    return path
+
+
 class ParserTest(unittest.TestCase):
     def test_finds_every_chapters_parameters(self):
         # Fails when a chapter's source no longer says its tile in a way the figures can read.
@@ -130,6 +140,29 @@ class ArithmeticTest(unittest.TestCase):
             a, b = figures.fragment_starts(layout, tile)
             self.assertEqual((count(a), count(b)), want, layout)
 
+    def test_the_wide_few_columns_layout_matches_the_kernel(self):
+        # 07_any_shape/any_shape.cu: four warps of 4 row groups of 4 rows (64 rows a block), two
+        # passes over a 64-k chunk, 4 x 24 = 96 sums a lane, halved at offsets 4, 2, 1 down to 12.
+        _, params, path = figures.parameters(REPO, "07_any_shape")
+        layout = figures.wide_layout(path, *(params[n] for n in (
+            "kThinThreads", "kThinMax", "kFewColsMax", "kWideChunk", "kWideLanesK",
+            "kWideRowsPerLane")))
+        self.assertEqual({n: layout[n] for n in ("rows", "per_warp", "passes", "values",
+                                                  "per_lane", "lanes_per_row", "steps")},
+                         dict(rows=64, per_warp=16, passes=2, values=96, per_lane=12,
+                              lanes_per_row=2, steps=[4, 2, 1]))
+
+    def test_the_reduce_scatter_leaves_lane_k_its_own_values(self):
+        # reduce_scatter: lane l ends with values lane_k * kPerLane .. + kPerLane - 1 (lane 9 of
+        # 8-lane groups: lane_k 1, v[12 .. 23], row 0 of its group, columns 12-23).
+        for values, lanes in ((96, 8), (128, 32), (96, 16)):
+            ranges = figures.scatter_ranges(values, lanes)
+            per_lane = values // lanes
+            self.assertEqual(len(ranges), lanes.bit_length() - 1)
+            self.assertEqual(ranges[-1], [(i * per_lane, i * per_lane + per_lane - 1)
+                                          for i in range(lanes)])
+        self.assertEqual(figures.scatter_ranges(96, 8)[0], [(0, 47)] * 4 + [(48, 95)] * 4)
+
     def test_a_bank_conflict_is_one_extra_wavefront(self):
         # Lanes 0 and 4 of every group of 8 on the same bank, different words: 2 per group.
         starts = [32 * (lane % 8 // 4) + 4 * (lane % 4) + 512 * (lane // 8) for lane in range(32)]
@@ -147,7 +180,7 @@ class CommandTest(ScriptAssertions, unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertIn("block_m = 128, block_n = 128, block_k = 16, stages = 2", proc.stdout)
             pngs = sorted(out.glob("*/*.png"))
-            self.assertEqual(len(pngs), 10, proc.stdout)
+            self.assertEqual(len(pngs), 11, proc.stdout)
             for chapter in figures.REQUIRED:
                 self.assertTrue(list((out / chapter).glob("*.png")), f"{chapter}: no figure")
             pipeline = out / "06_double_buffer" / "pipeline.png"
@@ -187,6 +220,35 @@ class CommandTest(ScriptAssertions, unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             png = Path(tmp) / "out" / "07_any_shape" / "few_columns.png"
             self.assertIn("SGEMM_FEW_COLS_STAGES = 2", figures.stamped(png))
+
+    def test_the_wide_few_columns_figure_follows_the_source(self):
+        # 16 lanes along k: 2 row groups a warp, 32 rows a block, 4 steps; 20 columns.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = copy_chapters(Path(tmp) / "src")
+            set_constant(root, "07_any_shape", "kWideLanesK", 16)
+            set_constant(root, "07_any_shape", "kFewColsMax", 20)
+            proc = run("--root", root, "--chapters", "07", "--out", Path(tmp) / "out")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("kFewColsMax = 20, kWideChunk = 64, kWideLanesK = 16, "
+                          "kWideRowsPerLane = 4", proc.stdout)
+            png = Path(tmp) / "out" / "07_any_shape" / "few_columns_wide.png"
+            self.assertEqual(png.read_bytes()[:8], PNG_SIGNATURE)
+            self.assertIn("kWideLanesK = 16", figures.stamped(png))
+            self.assertIn("kFewColsMax = 20", figures.stamped(png))
+
+    def test_impossible_wide_few_columns_constants_are_refused(self):
+        # What the kernel's static_asserts refuse, or no wide layout at all: one line each,
+        # naming the source.
+        for name, value, message in (("kWideLanesK", 3, "power of two"),
+                                     ("kWideChunk", 48, "do not cover a chunk's k"),
+                                     ("kFewColsMax", 23, "whole columns of one row"),
+                                     ("kFewColsMax", 16, "no wide few-columns layout"),
+                                     ("kWideRowsPerLane", 0, "must be positive")):
+            with self.subTest(name=name, value=value), tempfile.TemporaryDirectory() as tmp:
+                root = copy_chapters(Path(tmp) / "src")
+                path = set_constant(root, "07_any_shape", name, value)
+                self.assert_one_error_line(run("--root", root, "--chapters", "07", "--out", tmp),
+                                           path, message)
 
     def test_the_row_copies_figure_follows_the_small_tile(self):
         # 07's SmallTile is read from its `using` line; a thread's copies follow the plan.
