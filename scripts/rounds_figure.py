@@ -143,6 +143,7 @@ MIRRORED = (
      "const Plan base{0,1,p.k,false,predict_seconds(p,d,0,1,p.k,false)};"
      "return best.seconds*(1.0+kKeepMargin)>base.seconds?base:best;"),
     (SOURCE, "is_thin", "return p.m<=kThinMax||p.n<=(SGEMM_WIDE_FEW_COLS?kFewColsMax:kThinMax);"),
+    (SOURCE, "thin_kind", "return p.m<=kThinMax&&p.m<=p.n?1:2;"),
     (SOURCE, "occupancy_rate",
      "const double rate=r<full&&r<kMaxBlocksPerSm?kOccupancyRate[tile][r-1]:0.0;"
      "return rate>0.0?rate:1.0;"),
@@ -526,6 +527,11 @@ def thin_columns(model):
 def is_thin(model, m, n):
     """is_thin(p): M <= kThinMax or N <= thin_columns: a thin kernel streams A or B."""
     return m <= model["constants"]["kThinMax"] or n <= thin_columns(model)
+
+
+def thin_kind(model, m, n):
+    """thin_kind(p) for a thin shape: 1 few rows (B streamed), 2 few columns (A streamed)."""
+    return 1 if m <= model["constants"]["kThinMax"] and m <= n else 2
 
 
 def plan_for(model, device, shape, rule="source", tiles=None, split=True, pad=True):

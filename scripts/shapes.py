@@ -848,8 +848,8 @@ HELDOUT6_SUITE = [
 
 # The seventh draw (issue 19). The sixth draw's two failing rows (50606 x 23 x 7712 and
 # 17010 x 35 x 327) were run under forced plans, and its tall rows with few columns examined,
-# while 07's wide few-columns kernel (sgemm_few_cols_wide, for C 17 to 24 columns wide) was built
-# (3ce0925): from then on it is fitting data too. HELDOUT7_SEED, fixed before this draw and
+# while 07's few-columns kernel got its wide layout for C 17 to 24 columns wide (3ce0925, then
+# 06d56e2): from then on it is fitting data too. HELDOUT7_SEED, fixed before this draw and
 # committed with it before any chapter ran these shapes, draws the same distribution again without
 # the first six draws' shapes. heldout_literal() wrote the list.
 HELDOUT7 = "heldout7"
@@ -1157,11 +1157,11 @@ def predicted_efficiency(m, n, k, device, **choice):
 
 # Chapter 07's thin plans (M <= kThinMax or N <= kFewColsMax, rounds_figure.is_thin: a kernel that
 # streams B, or A, once; its K slices come from the kernel's occupancy, which the device record
-# does not hold, so the table names the kernel only). thin_kind: few rows when M is the thin side.
+# does not hold, so the table names the kernel only).
 def plan_name(m, n, k, device):
     model = launcher_model()
     if rounds_figure.is_thin(model, m, n):
-        few_rows = m <= model["constants"]["kThinMax"] and m <= n
+        few_rows = rounds_figure.thin_kind(model, m, n) == 1
         return "few rows (streams B)" if few_rows else "few columns (streams A)"
     tile, splits, _, padded = plan(m, n, k, device, with_pad=True)
     bm, bn = tile_size(tile)

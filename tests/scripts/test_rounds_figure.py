@@ -89,6 +89,9 @@ class ReadsTheSourceTest(unittest.TestCase):
         narrow = dict(model, switches=dict(model["switches"], SGEMM_WIDE_FEW_COLS=0))
         self.assertFalse(rf.is_thin(narrow, 5000, 24))
         self.assertTrue(rf.is_thin(narrow, 5000, 16))
+        # thin_kind: few rows (1) when M is the thin side, else few columns (2).
+        self.assertEqual([rf.thin_kind(model, *s) for s in ((8, 4096), (8, 4), (5000, 20))],
+                         [1, 2, 2])
 
     def test_the_device_is_the_suites(self):
         _, device = model_and_device()
