@@ -56,8 +56,13 @@
 #ifndef SGEMM_PADDED_B
 #define SGEMM_PADDED_B 1  // 0: never copy B into padded rows (N odd stays on 4-byte copies)
 #endif
+// 0: 128 x 256 with N odd writes C from the registers, 4 bytes a store; 2: it stages C only with B
+// padded (the epilogue before the 4-byte copies of B staged it too).
 #ifndef SGEMM_STAGED_C
-#define SGEMM_STAGED_C 1  // 0: 128 x 256 with B padded writes C from the registers, 4 bytes a store
+#define SGEMM_STAGED_C 1
+#endif
+#ifndef SGEMM_ODD_TWO_STAGES
+#define SGEMM_ODD_TWO_STAGES 1  // 0: 4-byte copies of B on 8 x 8 thread tiles keep three stages
 #endif
 #ifndef SGEMM_ROW_COPIES
 #define SGEMM_ROW_COPIES 1  // 0: 4- and 8-byte copies of B one address per copy, as 16-byte ones
@@ -183,6 +188,16 @@ using TinyTile = Tile<64, 64, 16, 32, 64, 8, 8, 3>;       // 64 threads, 8 block
 // from shared memory, so a lower share of the peak, which the model weighs against the waste).
 using NarrowTile = Tile<128, 32, 16, 32, 32, 4, 8, 3>;  // 128 threads, 5 blocks per SM
 using WideTile = Tile<32, 128, 16, 32, 32, 4, 8, 3>;    // 128 threads, 5 blocks per SM
+
+// The tile a kernel with kVec-float copies of B runs. N odd on the tiles of 8 x 8 accumulators a
+// thread (128 registers, four or eight blocks per SM): three stages' 4-byte copies need more
+// addresses than the registers hold, and ptxas spilled 20-48 bytes a thread; with two stages
+// nothing spills, and these kernels ran 0.3-7 % faster on odd-N shapes (README.md, "Rows of odd
+// length"). Every other kernel keeps the tile's stages.
+template <class T, int kVec>
+using StagedTile = std::conditional_t<
+    kVec == 1 && T::kRegisters == 128 && SGEMM_ODD_TWO_STAGES,
+    Tile<T::kBlockM, T::kBlockN, T::kBlockK, T::kWarpM, T::kWarpN, T::kThreadM, T::kThreadN, 2>, T>;
 
 // ---- cp.async: asynchronous global -> shared copies (sm_80+) ----------------------------------
 // A copy with valid == false reads nothing and writes zeros (src-size 0): the tile edges. Only
@@ -381,8 +396,8 @@ __device__ __forceinline__ void store_c(float* dst, const float* v, float alpha,
   }
 }
 
-// The epilogue of the one-block-per-SM tile (128 x 256) when B is a padded copy: C's rows are
-// not 8-byte aligned (N odd, kVecC = 1). A lane's four columns j = 0..3 would be four 4-byte
+// The epilogue of the one-block-per-SM tile (128 x 256) when N is odd, B padded or not: C's rows
+// are not 8-byte aligned (kVecC = 1). A lane's four columns j = 0..3 would be four 4-byte
 // stores, each instruction of the warp touching 16 sectors (eight rows, 64 bytes apart in each)
 // to write 128 bytes: four times the L2 write requests of the float4 epilogue, while no other
 // block on the SM has work to hide them. So each warp stages a group of its rows in shared
@@ -561,7 +576,8 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
   // Epilogue: C = alpha * acc + beta * C in chunks of kVecC columns (a chunk is wholly inside or
   // outside the matrix, since N % kVecC == 0), or staged (store_c_staged, above). With
   // beta == 0, C is never read.
-  if constexpr (kVec == 4 && kVecC == 1 && T::kMinBlocksPerSm == 1 && SGEMM_STAGED_C) {
+  if constexpr (kVecC == 1 && T::kMinBlocksPerSm == 1 &&
+                (SGEMM_STAGED_C == 1 || (SGEMM_STAGED_C == 2 && kVec == 4))) {
     store_c_staged<T, kSplit>(m, n, alpha, beta, C, c_slice_stride, smem, acc);
   } else {
 #pragma unroll
@@ -1065,8 +1081,9 @@ __global__ void __launch_bounds__(kThinThreads)
 // column of tiles (every block streams its own rows of A). When the busiest SM's blocks make more
 // than one round, the last, partial round runs at its own occupancy (SGEMM_PARTIAL_ROUND measures
 // the two other choices). Split-K adds a second launch and the reduction's bytes, from L2 while the
-// slices fit there. N odd: 4-byte copies of B run at kOddRowsShare of the rate, unless B is first
-// copied into padded rows, which costs a launch and 8 bytes of DRAM traffic per element of B.
+// slices fit there. N odd: 4-byte copies of B run at the tile's odd_rows_share of the rate, unless
+// B is first copied into padded rows, which costs a launch and 8 bytes of DRAM traffic per element
+// of B.
 //
 // Every measured number below is scripts/calibrate_07.py's, copied from
 // docs/results/nvidia-h100-80gb-hbm3/calibration_07.md (a host test holds the two together): it
@@ -1090,18 +1107,26 @@ struct TileModel {
   // other block reads, where the share runs' blocks find most of A in L2. The rate of such a
   // grid over the share run's, with A's rows starting on 128-byte lines (K % 32 == 0) and not.
   double column_share, column_share_unaligned;
+  // N odd: the rate with 4-byte copies of B over the rate at N even, the share run's blocks at
+  // N - 1 against N (K = 8192, scripts/calibrate_07.py).
+  double odd_rows_share;
 };
 constexpr int kNumTiles = 7;
 constexpr TileModel kTileModels[kNumTiles] = {
-    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.750, 0.746, 1.020, 1.015},
+    {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.750, 0.746, 1.020, 1.015,
+     0.919},
     {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.723, 0.722, 1.013,
-     1.005},
-    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721, 1.008, 1.003},
-    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.720, 0.692, 0.995, 0.978},
-    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693, 0.965, 0.798},
+     1.005, 0.934},
+    {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.721, 1.008, 1.003,
+     0.931},
+    {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.720, 0.692, 0.995, 0.978,
+     0.907},
+    {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.702, 0.693, 0.965, 0.798,
+     0.865},
     {NarrowTile::kBlockM, NarrowTile::kBlockN, NarrowTile::kThreads / 32, 0.581, 0.556, 0.742,
-     0.735},
-    {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.681, 0.670, 1.018, 1.016},
+     0.735, 0.971},
+    {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.681, 0.670, 1.018, 1.016,
+     0.897},
 };
 // Each tile's SM rate with 1, 2, ... blocks resident, over its rate with the full count (a row of
 // kTileModels' order): measured for each count below the full one, none for a tile of one block
@@ -1134,8 +1159,6 @@ constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12, 16,
 constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
-// N odd: the 4-byte copies of B run at this share of the aligned rate.
-constexpr double kOddRowsShare = 0.919;
 // A padded copy of B is made only up to this size (it is B's own size, plus 3 floats a row).
 constexpr size_t kMaxPaddedBytes = size_t{1} << 30;
 
@@ -1162,7 +1185,7 @@ template <class T>
 int prepare_tile() {
   allow_shared_memory<T, 4>();
   allow_shared_memory<T, 2>();
-  allow_shared_memory<T, 1>();
+  allow_shared_memory<StagedTile<T, 1>, 1>();
   allow_shared_memory<T, 4, 1>();  // the padded copy of B
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_any_shape<T, 4, 4>,
@@ -1285,7 +1308,7 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   const double per_sm = std::ceil(blocks / d.sms);  // blocks on the busiest SM
   const double full = d.blocks_per_sm[tile];
   const double share = splits > 1 ? t.split_peak_share : t.peak_share;
-  const double rows = p.n % 2 == 1 && !pad ? kOddRowsShare : 1.0;  // 4-byte copies of B
+  const double rows = p.n % 2 == 1 && !pad ? t.odd_rows_share : 1.0;  // 4-byte copies of B
   const double column = ceil_div(p.n, t.block_n) > 1 ? 1.0
                         : p.k % 32 == 0              ? t.column_share
                                                      : t.column_share_unaligned;
@@ -1494,7 +1517,8 @@ void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, cons
   } else if (SGEMM_EIGHT_BYTE_ROWS && p.n % 2 == 0) {
     launch_slices<T, 2>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride, stream);
   } else {
-    launch_slices<T, 1>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride, stream);
+    launch_slices<StagedTile<T, 1>, 1>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride,
+                                       stream);
   }
 }
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Chapter 07's launcher model, measured: every constant of the model that the GPU does not report
-(the tiles' shares of the FP32 peak, their rates with fewer blocks and as one column, the fill, the
-odd-row share, split-K's launch and bandwidth shares, the margin that keeps chapter 06's plan) comes
+(the tiles' shares of the FP32 peak, their rates with fewer blocks, as one column and with N odd,
+the fill, split-K's launch and bandwidth shares, the margin that keeps chapter 06's plan) comes
 from runs this script makes, on shapes it builds from each tile's size and the SM count. None of
-them is a shape of the held-out suite (the seventh draw, --suite heldout7 of scripts/shapes.py;
-the second to sixth were watched while the few-columns kernel, the padded-B epilogue, the column
-shares, the few-rows kernel, the copies of B rows that are not 16-byte aligned and the wide
-few-columns kernel were written), and no suite's shape is tuned on: the fitting shapes (the 07
-suite and the first held-out draw) only measure the model's error, which sets the margin.
+them is a shape of the held-out suite (the eighth draw, --suite heldout8 of scripts/shapes.py;
+the second to seventh were watched while the few-columns kernel, the padded-B epilogue, the
+column shares, the few-rows kernel, the copies of B rows that are not 16-byte aligned, the wide
+few-columns kernel and the kernels for N odd (4-byte copies of B in two stages, the staged
+epilogue of 128 x 256, the per-tile odd share) were written), and no suite's shape is tuned on:
+the fitting shapes (the 07 suite and the first held-out draw) only measure the model's error,
+which sets the margin.
 
 The runs (issue 19; 07_any_shape/README.md, "The model's constants"):
   bin/split_k_bench                 the split-K reduction alone: a 4 x 4 C is the second launch's
@@ -16,11 +18,12 @@ The runs (issue 19; 07_any_shape/README.md, "The model's constants"):
                                     shares of the data-sheet DRAM bandwidth (kL2Share, kDramShare)
   07 forced to tile t, K whole      blocks filling every SM's slots twice, K = 1024 and 8192: the
     (SGEMM_PLAN=t,1,0)              time per k (the share) and the time before it (the fill, in k);
-                                    N - 1 (odd) at 8192: the odd-row share; r blocks on every
-                                    SM, each r below the full count: the rate table; the same
-                                    blocks as one column of tiles (N = the tile's width), K =
-                                    8192 and 8193: the column shares (A streamed, its rows on
-                                    128-byte lines and not)
+                                    N - 1 (odd) at 8192: the tile's odd-row share (its
+                                    odd_rows_share); r blocks on every SM, each r below the
+                                    full count: the rate table; the same blocks as one column
+                                    of tiles (N = the tile's width), K = 8192 and 8193: the
+                                    column shares (A streamed, its rows on 128-byte lines and
+                                    not)
   07 forced to tile t, 2 slices     the same blocks in two slices, the reduction's modelled time
     (SGEMM_PLAN=t,2,0)              taken off: the split kernel's share
   07 on the fitting shapes, its own  the model's error with the constants just derived: its median
@@ -67,9 +70,8 @@ K_SHORT, K_LONG = 1024, 8192  # the two depths of the share and fill runs (whole
 WAVES = 2  # the share runs fill every slot this many times
 # How the constants are written in any_shape.cu (and compared by --check): decimals kept.
 DECIMALS = {"peak_share": 3, "split_peak_share": 3, "column_share": 3,
-            "column_share_unaligned": 3, "occupancy_rate": 3, "kFillK": 0,
-            "kLaunchSeconds": 7, "kL2Share": 2, "kDramShare": 2, "kOddRowsShare": 3,
-            "kKeepMargin": 3}
+            "column_share_unaligned": 3, "odd_rows_share": 3, "occupancy_rate": 3, "kFillK": 0,
+            "kLaunchSeconds": 7, "kL2Share": 2, "kDramShare": 2, "kKeepMargin": 3}
 
 
 class UsageError(Exception):
@@ -198,11 +200,11 @@ def derive_split_k(bench):
 
 
 def derive_tiles(tiles, times, shapes_of, device, split_k):
-    """The tiles' shares, rate tables and split shares, kFillK and kOddRowsShare, from the forced
-    runs' medians: times[(tile, role)] = seconds of the shape shapes_of[(tile, role)]. Returns
-    (constants, one row per tile)."""
+    """The tiles' shares (odd-row shares included), rate tables and split shares, and kFillK, from
+    the forced runs' medians: times[(tile, role)] = seconds of the shape shapes_of[(tile, role)].
+    Returns (constants, one row per tile)."""
     fma = device["fma_per_s_per_sm"]
-    fills, odd = [], []
+    fills = []
     for i in range(len(tiles)):
         short, long_ = times[(i, "short")], times[(i, "long")]
         # time = blocks per SM * area * (K + fill) / rate is linear in K: the fill is the
@@ -215,7 +217,6 @@ def derive_tiles(tiles, times, shapes_of, device, split_k):
         area = t["block_m"] * t["block_n"]
         rate = WAVES * full * area * (K_LONG + fill) / times[(i, "long")]
         share = rate / fma
-        odd.append(times[(i, "long")] / times[(i, "odd")])
         table = [r * area * (K_LONG + fill) / times[(i, f"occupancy {r}")] / rate
                  for r in occupancies(full)]
         # The same blocks as one column of tiles: its rate over the share run's.
@@ -229,16 +230,14 @@ def derive_tiles(tiles, times, shapes_of, device, split_k):
                      "column_share": column["column"],
                      "column_share_unaligned": column["column unaligned"],
                      "occupancy_rate": table, "measured_fill": fills[i],
-                     "odd_rows_share": odd[-1]})
-    return {"kFillK": fill, "kOddRowsShare": statistics.median(odd)}, rows
+                     "odd_rows_share": times[(i, "long")] / times[(i, "odd")]})
+    return {"kFillK": fill}, rows
 
 
 def model_with(model, constants, rows):
     """rounds_figure's model of the source with the derived constants in place."""
     derived = json.loads(json.dumps(model))
-    for name in ("kFillK", "kLaunchSeconds", "kOddRowsShare"):
-        derived["constants"][name] = constants[name]
-    for name in ("kL2Share", "kDramShare"):
+    for name in ("kFillK", "kLaunchSeconds", "kL2Share", "kDramShare"):
         derived["constants"][name] = constants[name]
     for tile, row in zip(derived["tiles"], rows):
         for field in TILE_FIELDS + ("occupancy_rate",):
@@ -274,13 +273,16 @@ def source_values(model):
     return values
 
 
-CONSTANT_NAMES = ("kFillK", "kLaunchSeconds", "kL2Share", "kDramShare", "kOddRowsShare",
-                  "kKeepMargin")
-TILE_FIELDS = ("peak_share", "split_peak_share", "column_share", "column_share_unaligned")
+CONSTANT_NAMES = ("kFillK", "kLaunchSeconds", "kL2Share", "kDramShare", "kKeepMargin")
+TILE_FIELDS = ("peak_share", "split_peak_share", "column_share", "column_share_unaligned",
+               "odd_rows_share")
 
 
 def derived_values(document):
-    values = dict(document["constants"])
+    # Only the constants the source still has: a calibration written before the odd-row share
+    # became a tile's also holds their median as kOddRowsShare (its tiles hold each one).
+    values = {name: value for name, value in document["constants"].items()
+              if name in CONSTANT_NAMES}
     for i, tile in enumerate(document["tiles"]):
         for field in TILE_FIELDS:
             values[f"{field}[{i}]"] = rounded(field, tile[field])
@@ -327,8 +329,6 @@ def render(document):
         f"| `kDramShare` | {c['kDramShare']:.2f} | the same, slices larger than L2 |",
         f"| `kFillK` | {c['kFillK']} | each tile's time at K = {K_SHORT} and {K_LONG}: intercept "
         "over slope, in k (median over the tiles) |",
-        f"| `kOddRowsShare` | {c['kOddRowsShare']:.3f} | each tile at N − 1 (odd, 4-byte copies) "
-        f"against N, K = {K_LONG} (median over the tiles) |",
         f"| `kKeepMargin` | {c['kKeepMargin']:.3f} | the model's median error, \\|measured / "
         "predicted − 1\\|, over the fitting shapes' tile plans |", "",
         "## The tiles", "",
@@ -337,10 +337,12 @@ def render(document):
         "slices). Share: multiply-adds per second per SM over the FP32 lanes × clock, at "
         f"K = {K_LONG} with the fill above. Column shares: the share run's blocks as one column "
         f"of tiles (N = the tile's width, each block streaming its own rows of A), K = {K_LONG} "
-        f"and {K_LONG + 1} (A's rows off 128-byte lines), rate over the share run's.", "",
+        f"and {K_LONG + 1} (A's rows off 128-byte lines), rate over the share run's. Odd-row "
+        f"share: the share run's blocks at N − 1 (odd, 4-byte copies of B) against N, "
+        f"K = {K_LONG}, rate over the share run's.", "",
         "| tile | blocks per SM | `peak_share` | `split_peak_share` | `column_share` | "
         "`column_share_unaligned` | `kOccupancyRate` (r blocks: rate over the full count's) | "
-        "fill (k) | odd rows |",
+        "fill (k) | `odd_rows_share` |",
         "|:---|---:|---:|---:|---:|---:|:---|---:|---:|"]
     for t in document["tiles"]:
         points = ", ".join(f"{r}: {q:.3f}" for r, q in enumerate(t["occupancy_rate"], 1))

@@ -13,12 +13,12 @@ within two rounds (SGEMM_PARTIAL_ROUND=2, the rule before the constants were mea
 
 What is read, never copied here: from 07_any_shape/any_shape.cu, the tiles (each `using <Alias> =
 Tile<...>;`, Tile's constants evaluated as the compiler does, kMinBlocksPerSm included), the
-fields and rows of kTileModels (shares) and kOccupancyRate, which tile each blocks_per_sm[i]
-measures (device()), the model's constants (kFillK, kLaunchSeconds, kDramShare, kL2Share,
-kKeepMargin,
-kSplitCandidates, kSliceAlign, kMaxWorkspaceBytes, kOddRowsShare, kMaxPaddedBytes) and the
-SGEMM_ switch defaults. From the results folder's shapes.json (the H100 run of the shape suite):
-the device the launcher read there (SMs, FP32 lanes, clock, DRAM bandwidth, L2 size).
+fields and rows of kTileModels (shares, odd_rows_share among them) and kOccupancyRate, which tile
+each blocks_per_sm[i] measures (device()), the model's constants (kFillK, kLaunchSeconds,
+kDramShare, kL2Share, kKeepMargin, kSplitCandidates, kSliceAlign, kMaxWorkspaceBytes,
+kMaxPaddedBytes) and the SGEMM_ switch defaults. From the results folder's shapes.json (the H100
+run of the shape suite): the device the launcher read there (SMs, FP32 lanes, clock, DRAM
+bandwidth, L2 size).
 The model itself (predict_seconds, plan_for and their helpers, common/split_k.h's
 split_k_slice_floats) is copied below in Python, and held to the source: each copied function's
 body must be, statement for statement, the one the copy was written from (MIRRORED); where it is
@@ -97,7 +97,7 @@ MIRRORED = (
      "const double per_sm=std::ceil(blocks/d.sms);"
      "const double full=d.blocks_per_sm[tile];"
      "const double share=splits>1?t.split_peak_share:t.peak_share;"
-     "const double rows=p.n%2==1&&!pad?kOddRowsShare:1.0;"
+     "const double rows=p.n%2==1&&!pad?t.odd_rows_share:1.0;"
      "const double column=ceil_div(p.n,t.block_n)>1?1.0"
      ":p.k%32==0?t.column_share:t.column_share_unaligned;"
      "const auto rate=[&](double resident){return d.fma_per_s_per_sm*share*rows*column*"
@@ -161,7 +161,8 @@ MIRRORED = (
     # blocks_per_sm: the occupancy of the unsplit kernel, whose launch bounds CHECKED ask for
     # kMinBlocksPerSm blocks.
     (SOURCE, "prepare_tile",
-     "allow_shared_memory<T,4>();allow_shared_memory<T,2>();allow_shared_memory<T,1>();"
+     "allow_shared_memory<T,4>();allow_shared_memory<T,2>();"
+     "allow_shared_memory<StagedTile<T,1>,1>();"
      "allow_shared_memory<T,4,1>();int blocks=0;"
      "CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks,sgemm_any_shape<T,4,4>,"
      "T::kThreads,T::kSmemBytes));return blocks>0?blocks:1;"),
@@ -177,9 +178,9 @@ CHECKED = (
     ("device", "d.l2_bytes=l2;"),
     (None, "__global__ void __launch_bounds__(T::kThreads,T::kMinBlocksPerSm)sgemm_any_shape("),
 )
-CONSTANTS = ("kNumTiles", "kMaxBlocksPerSm", "kFillK", "kLaunchSeconds", "kDramShare", "kL2Share", "kKeepMargin",
-             "kSliceAlign",
-             "kMaxWorkspaceBytes", "kOddRowsShare", "kMaxPaddedBytes", "kThinMax", "kFewColsMax")
+CONSTANTS = ("kNumTiles", "kMaxBlocksPerSm", "kFillK", "kLaunchSeconds", "kDramShare", "kL2Share",
+             "kKeepMargin", "kSliceAlign", "kMaxWorkspaceBytes", "kMaxPaddedBytes", "kThinMax",
+             "kFewColsMax")
 SWITCHES = ("SGEMM_TILE_COUNT", "SGEMM_SPLIT_K", "SGEMM_PADDED_B", "SGEMM_THIN", "SGEMM_WIDE_FEW_COLS",
             "SGEMM_FORCED_PLAN", "SGEMM_PARTIAL_ROUND")
 DEVICE_FIELDS = ("sms", "fp32_lanes_per_sm", "sm_clock_mhz", "dram_bandwidth_gbs", "l2_bytes")
@@ -293,7 +294,8 @@ def read_tiles(text, defines):
         for (kind, name), value in zip(fields, values):
             tile[name] = (integer(value, names, f"kTileModels[{i}].{name}") if kind == "int"
                           else number(value, f"kTileModels[{i}].{name}"))
-        for field in ("block_m", "block_n", "peak_share", "split_peak_share"):
+        for field in ("block_m", "block_n", "peak_share", "split_peak_share", "column_share",
+                      "column_share_unaligned", "odd_rows_share"):
             if field not in tile:
                 raise UsageError(f"{SOURCE}: TileModel has no field {field}")
         tile["threads"] = names[f"{alias}__kThreads"]
@@ -461,12 +463,12 @@ def column_share(model, tile, n, k):
 
 def sm_rate(model, device, tile, resident, split, odd_rows=False, column=1.0):
     """predict_seconds's rate: the multiply-adds per second of one SM running `resident` blocks
-    of the tile (the split kernel's share when `split`; kOddRowsShare of it with `odd_rows`, N
-    odd and B not padded; `column`, column_share()'s factor)."""
-    t, c = model["tiles"][tile], model["constants"]
+    of the tile (the split kernel's share when `split`; the tile's odd_rows_share of it with
+    `odd_rows`, N odd and B not padded; `column`, column_share()'s factor)."""
+    t = model["tiles"][tile]
     full = t["blocks_per_sm"]
     return (device["fma_per_s_per_sm"] * (t["split_peak_share"] if split else t["peak_share"])
-            * (c["kOddRowsShare"] if odd_rows else 1.0) * column
+            * (t["odd_rows_share"] if odd_rows else 1.0) * column
             * occupancy_rate(t, int(min(resident, full)), int(full)))
 
 
@@ -482,7 +484,7 @@ def predict(model, device, shape, tile, splits, k_slice, pad=False, rule="source
     full = float(t["blocks_per_sm"])
     share = t["split_peak_share"] if splits > 1 else t["peak_share"]
     odd = n % 2 == 1 and not pad  # B's rows copied 4 bytes at a time
-    rows = c["kOddRowsShare"] if odd else 1.0
+    rows = t["odd_rows_share"] if odd else 1.0
     column = column_share(model, tile, n, k)
 
     def factor(resident):
@@ -642,7 +644,8 @@ def digest(data):
 def signature(model, device):
     """The line stamped into the figure: what it is drawn from."""
     tiles = "; ".join(f"{t['alias']} {t['block_m']}x{t['block_n']} share {t['peak_share']}/"
-                      f"{t['split_peak_share']} rates {t['occupancy_rate']} "
+                      f"{t['split_peak_share']} odd {t['odd_rows_share']} "
+                      f"rates {t['occupancy_rate']} "
                       f"{t['blocks_per_sm']} per SM" for t in model["tiles"])
     constants = ", ".join(f"{n} = {v}" for n, v in model["constants"].items())
     switches = ", ".join(f"{n} = {v}" for n, v in model["switches"].items())
