@@ -192,8 +192,9 @@ using WideTile = Tile<32, 128, 16, 32, 32, 4, 8, 3>;    // 128 threads, 5 blocks
 // The tile a kernel with kVec-float copies of B runs. N odd on the tiles of 8 x 8 accumulators a
 // thread (128 registers, four or eight blocks per SM): three stages' 4-byte copies need more
 // addresses than the registers hold, and ptxas spilled 20-48 bytes a thread; with two stages
-// nothing spills, and these kernels ran 0.3-7 % faster on odd-N shapes (README.md, "Rows of odd
-// length"). Every other kernel keeps the tile's stages.
+// nothing spills. Forced on 7 odd-N shapes, 19 of the 21 runs were faster (up to 9 %), two of
+// 128 x 64 up to 1.5 % slower (README.md, "Rows of odd length without the copy"). Every other
+// kernel keeps the tile's stages: two cost 128 x 256 and 128 x 128 1-2 %.
 template <class T, int kVec>
 using StagedTile = std::conditional_t<
     kVec == 1 && T::kRegisters == 128 && SGEMM_ODD_TWO_STAGES,
