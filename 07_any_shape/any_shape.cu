@@ -196,7 +196,7 @@ using WideTile = Tile<32, 128, 16, 32, 32, 4, 8, 3>;    // 128 threads, 5 blocks
 // 128 x 64 up to 1.5 % slower (README.md, "Rows of odd length without the copy"). Every other
 // kernel keeps the tile's stages: two cost 128 x 256 and 128 x 128 1-2 %.
 template <class T, int kVec>
-using StagedTile = std::conditional_t<
+using TileFor = std::conditional_t<
     kVec == 1 && T::kRegisters == 128 && SGEMM_ODD_TWO_STAGES,
     Tile<T::kBlockM, T::kBlockN, T::kBlockK, T::kWarpM, T::kWarpN, T::kThreadM, T::kThreadN, 2>, T>;
 
@@ -1186,7 +1186,7 @@ template <class T>
 int prepare_tile() {
   allow_shared_memory<T, 4>();
   allow_shared_memory<T, 2>();
-  allow_shared_memory<StagedTile<T, 1>, 1>();
+  allow_shared_memory<TileFor<T, 1>, 1>();
   allow_shared_memory<T, 4, 1>();  // the padded copy of B
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_any_shape<T, 4, 4>,
@@ -1518,8 +1518,7 @@ void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, cons
   } else if (SGEMM_EIGHT_BYTE_ROWS && p.n % 2 == 0) {
     launch_slices<T, 2>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride, stream);
   } else {
-    launch_slices<StagedTile<T, 1>, 1>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride,
-                                       stream);
+    launch_slices<TileFor<T, 1>, 1>(p, plan, A, B, p.n, out, alpha, beta, out_slice_stride, stream);
   }
 }
 

@@ -279,10 +279,7 @@ TILE_FIELDS = ("peak_share", "split_peak_share", "column_share", "column_share_u
 
 
 def derived_values(document):
-    # Only the constants the source still has: a calibration written before the odd-row share
-    # became a tile's also holds their median as kOddRowsShare (its tiles hold each one).
-    values = {name: value for name, value in document["constants"].items()
-              if name in CONSTANT_NAMES}
+    values = dict(document["constants"])
     for i, tile in enumerate(document["tiles"]):
         for field in TILE_FIELDS:
             values[f"{field}[{i}]"] = rounded(field, tile[field])

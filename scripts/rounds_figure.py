@@ -162,7 +162,7 @@ MIRRORED = (
     # kMinBlocksPerSm blocks.
     (SOURCE, "prepare_tile",
      "allow_shared_memory<T,4>();allow_shared_memory<T,2>();"
-     "allow_shared_memory<StagedTile<T,1>,1>();"
+     "allow_shared_memory<TileFor<T,1>,1>();"
      "allow_shared_memory<T,4,1>();int blocks=0;"
      "CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks,sgemm_any_shape<T,4,4>,"
      "T::kThreads,T::kSmemBytes));return blocks>0?blocks:1;"),

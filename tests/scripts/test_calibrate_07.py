@@ -237,7 +237,7 @@ class SourceTest(unittest.TestCase):
 
     def test_each_tiles_odd_rows_share_is_held_to_its_own_measurement(self):
         # The committed calibration measured every tile's odd-row share; the source must hold
-        # each one, not their median (that calibration still lists it as kOddRowsShare).
+        # each one, not their median.
         document = json.loads(cal.RESULTS.read_text())
         model = rf.read_model(REPO)
         self.assertEqual([t["odd_rows_share"] for t in model["tiles"]],
