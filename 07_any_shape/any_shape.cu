@@ -31,7 +31,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <numeric>
 #include <type_traits>
 
 #include <cuda_runtime.h>
@@ -1080,8 +1079,7 @@ __global__ void __launch_bounds__(kThinThreads)
 // SM rate: FP32 lanes * clock * the tile's share of the peak at its full occupancy, times the
 // tile's measured rate with fewer resident blocks when the busiest SM holds fewer than fit (fewer
 // warps hide less of the barrier and copy latency), and its column share when the grid is one
-// column of tiles (every block streams its own rows of A), else its sector share when K % 8 != 0
-// (rows of A off 32-byte sectors). When the busiest SM's blocks make more
+// column of tiles (every block streams its own rows of A). When the busiest SM's blocks make more
 // than one round, the last, partial round runs at its own occupancy (SGEMM_PARTIAL_ROUND measures
 // the two other choices). Split-K adds a second launch and the reduction's bytes, from L2 while the
 // slices fit there. N odd: 4-byte copies of B run at the tile's odd_rows_share of the rate, unless
@@ -1113,27 +1111,23 @@ struct TileModel {
   // N odd: the rate with 4-byte copies of B over the rate at N even, the share run's blocks at
   // N - 1 against N (K = 8192, scripts/calibrate_07.py).
   double odd_rows_share;
-  // K odd: the rate with A's rows off 32-byte sectors over the rate at K = 8192, the share run's
-  // blocks at K + 1. 8 lanes copy 8 floats of a row, one sector when the row starts on one, two
-  // when it does not (sector_share).
-  double odd_k_share;
 };
 constexpr int kNumTiles = 7;
 constexpr TileModel kTileModels[kNumTiles] = {
     {LargeTile::kBlockM, LargeTile::kBlockN, LargeTile::kThreads / 32, 0.749, 0.747, 1.020, 1.016,
-     0.898, 1.000},
+     0.898},
     {MediumTile::kBlockM, MediumTile::kBlockN, MediumTile::kThreads / 32, 0.723, 0.723, 1.013,
-     1.006, 0.924, 1.000},
+     1.006, 0.924},
     {SmallTile::kBlockM, SmallTile::kBlockN, SmallTile::kThreads / 32, 0.725, 0.720, 1.007, 1.003,
-     0.962, 1.000},
+     0.962},
     {TallTile::kBlockM, TallTile::kBlockN, TallTile::kThreads / 32, 0.721, 0.692, 0.991, 0.976,
-     0.927, 1.000},
+     0.927},
     {TinyTile::kBlockM, TinyTile::kBlockN, TinyTile::kThreads / 32, 0.703, 0.693, 0.965, 0.800,
-     0.936, 1.000},
+     0.936},
     {NarrowTile::kBlockM, NarrowTile::kBlockN, NarrowTile::kThreads / 32, 0.581, 0.555, 0.746,
-     0.730, 0.989, 1.000},
+     0.730, 0.989},
     {WideTile::kBlockM, WideTile::kBlockN, WideTile::kThreads / 32, 0.680, 0.670, 1.018, 1.016,
-     0.885, 1.000},
+     0.885},
 };
 // Each tile's SM rate with 1, 2, ... blocks resident, over its rate with the full count (a row of
 // kTileModels' order): measured for each count below the full one, none for a tile of one block
@@ -1307,15 +1301,6 @@ double occupancy_rate(int tile, int r, int full) {
   return rate > 0.0 ? rate : 1.0;
 }
 
-// A's rows copied from L2 (more than one column of tiles): row r starts on a 32-byte sector when
-// r * K % 8 == 0, i.e. gcd(K, 8) rows in 8, and each row off a sector costs its copies a second
-// sector. The time per k grows with the share of such rows; odd_k_share is measured where 7 in 8
-// are (K odd), so a K with half of them off (K % 8 == 4) pays half as much.
-double sector_share(const TileModel& t, int k) {
-  const double off = 1.0 - std::gcd(k, 8) / 8.0;
-  return 1.0 / (1.0 + (1.0 / t.odd_k_share - 1.0) * off / 0.875);
-}
-
 double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int splits, int k_slice,
                        bool pad) {
   const TileModel& t = kTileModels[tile];
@@ -1325,7 +1310,7 @@ double predict_seconds(const sgemm::Problem& p, const Device& d, int tile, int s
   const double full = d.blocks_per_sm[tile];
   const double share = splits > 1 ? t.split_peak_share : t.peak_share;
   const double rows = p.n % 2 == 1 && !pad ? t.odd_rows_share : 1.0;  // 4-byte copies of B
-  const double column = ceil_div(p.n, t.block_n) > 1 ? sector_share(t, p.k)
+  const double column = ceil_div(p.n, t.block_n) > 1 ? 1.0
                         : p.k % 32 == 0              ? t.column_share
                                                      : t.column_share_unaligned;
   // The SM's rate with `resident` of the tile's blocks on it.

@@ -4,13 +4,13 @@
 (the tiles' shares of the FP32 peak, their rates with fewer blocks, as one column and with N odd,
 the fill, split-K's launch and bandwidth shares, the margin that keeps chapter 06's plan) comes
 from runs this script makes, on shapes it builds from each tile's size and the SM count. None of
-them is a shape of the held-out suite (the ninth draw, --suite heldout9 of scripts/shapes.py;
-the second to eighth were watched while the few-columns kernel, the padded-B epilogue, the
+them is a shape of the held-out suite (the eighth draw, --suite heldout8 of scripts/shapes.py;
+the second to seventh were watched while the few-columns kernel, the padded-B epilogue, the
 column shares, the few-rows kernel, the copies of B rows that are not 16-byte aligned, the wide
-few-columns kernel, the kernels for N odd (4-byte copies of B in two stages, the staged
-epilogue of 128 x 256, the per-tile odd share) and the odd-K share were written), and no suite's
-shape is tuned on: the fitting shapes (the 07 suite and the first held-out draw) only measure the
-model's error, which sets the margin.
+few-columns kernel and the kernels for N odd (4-byte copies of B in two stages, the staged
+epilogue of 128 x 256, the per-tile odd share) were written), and no suite's shape is tuned on:
+the fitting shapes (the 07 suite and the first held-out draw) only measure the model's error,
+which sets the margin.
 
 The runs (issue 19; 07_any_shape/README.md, "The model's constants"):
   bin/split_k_bench                 the split-K reduction alone: a 4 x 4 C is the second launch's
@@ -19,8 +19,7 @@ The runs (issue 19; 07_any_shape/README.md, "The model's constants"):
   07 forced to tile t, K whole      blocks filling every SM's slots twice, K = 1024 and 8192: the
     (SGEMM_PLAN=t,1,0)              time per k (the share) and the time before it (the fill, in k);
                                     N - 1 (odd) at 8192: the tile's odd-row share (its
-                                    odd_rows_share); K + 1 (odd): its odd-K share (its
-                                    odd_k_share); r blocks on every SM, each r below the
+                                    odd_rows_share); r blocks on every SM, each r below the
                                     full count: the rate table; the same blocks as one column
                                     of tiles (N = the tile's width), K = 8192 and 8193: the
                                     column shares (A streamed, its rows on 128-byte lines and
@@ -71,8 +70,7 @@ K_SHORT, K_LONG = 1024, 8192  # the two depths of the share and fill runs (whole
 WAVES = 2  # the share runs fill every slot this many times
 # How the constants are written in any_shape.cu (and compared by --check): decimals kept.
 DECIMALS = {"peak_share": 3, "split_peak_share": 3, "column_share": 3,
-            "column_share_unaligned": 3, "odd_rows_share": 3, "odd_k_share": 3,
-            "occupancy_rate": 3, "kFillK": 0,
+            "column_share_unaligned": 3, "odd_rows_share": 3, "occupancy_rate": 3, "kFillK": 0,
             "kLaunchSeconds": 7, "kL2Share": 2, "kDramShare": 2, "kKeepMargin": 3}
 
 
@@ -106,7 +104,6 @@ def recipes(tiles, sms):
         bm, bn, full = t["block_m"], t["block_n"], t["blocks_per_sm"]
         m, n = grid_for(WAVES * full * sms, bm, bn)
         roles = [("short", (m, n, K_SHORT)), ("long", (m, n, K_LONG)), ("odd", (m, n - 1, K_LONG)),
-                 ("odd k", (m, n, K_LONG + 1)),
                  ("column", (m * n // bn, bn, K_LONG)),
                  ("column unaligned", (m * n // bn, bn, K_LONG + 1))]
         for r in occupancies(full):
@@ -233,10 +230,7 @@ def derive_tiles(tiles, times, shapes_of, device, split_k):
                      "column_share": column["column"],
                      "column_share_unaligned": column["column unaligned"],
                      "occupancy_rate": table, "measured_fill": fills[i],
-                     "odd_rows_share": times[(i, "long")] / times[(i, "odd")],
-                     # the same blocks at K + 1: its rate (k per second) over the share run's
-                     "odd_k_share": (K_LONG + 1 + fill) / times[(i, "odd k")]
-                     / ((K_LONG + fill) / times[(i, "long")])})
+                     "odd_rows_share": times[(i, "long")] / times[(i, "odd")]})
     return {"kFillK": fill}, rows
 
 
@@ -281,7 +275,7 @@ def source_values(model):
 
 CONSTANT_NAMES = ("kFillK", "kLaunchSeconds", "kL2Share", "kDramShare", "kKeepMargin")
 TILE_FIELDS = ("peak_share", "split_peak_share", "column_share", "column_share_unaligned",
-               "odd_rows_share", "odd_k_share")
+               "odd_rows_share")
 
 
 def derived_values(document):
@@ -342,20 +336,18 @@ def render(document):
         f"of tiles (N = the tile's width, each block streaming its own rows of A), K = {K_LONG} "
         f"and {K_LONG + 1} (A's rows off 128-byte lines), rate over the share run's. Odd-row "
         f"share: the share run's blocks at N − 1 (odd, 4-byte copies of B) against N, "
-        f"K = {K_LONG}, rate over the share run's. Odd-K share: the share run's blocks at "
-        f"K = {K_LONG + 1} (7 in 8 of A's rows off 32-byte sectors), rate over the share "
-        "run's.", "",
+        f"K = {K_LONG}, rate over the share run's.", "",
         "| tile | blocks per SM | `peak_share` | `split_peak_share` | `column_share` | "
         "`column_share_unaligned` | `kOccupancyRate` (r blocks: rate over the full count's) | "
-        "fill (k) | `odd_rows_share` | `odd_k_share` |",
-        "|:---|---:|---:|---:|---:|---:|:---|---:|---:|---:|"]
+        "fill (k) | `odd_rows_share` |",
+        "|:---|---:|---:|---:|---:|---:|:---|---:|---:|"]
     for t in document["tiles"]:
         points = ", ".join(f"{r}: {q:.3f}" for r, q in enumerate(t["occupancy_rate"], 1))
         lines.append(f"| {t['block_m']} × {t['block_n']} | {t['blocks_per_sm']} | "
                      f"{t['peak_share']:.3f} | {t['split_peak_share']:.3f} | "
                      f"{t['column_share']:.3f} | {t['column_share_unaligned']:.3f} | "
                      f"{points or 'none (one block per SM)'} | {t['measured_fill']:.1f} | "
-                     f"{t['odd_rows_share']:.3f} | {t['odd_k_share']:.3f} |")
+                     f"{t['odd_rows_share']:.3f} |")
     lines += ["", "## The runs", "", "| tile | SGEMM_PLAN | role | M × N × K | ms |",
               "|:---|:---|:---|:---|---:|"]
     for r in document["runs"]:

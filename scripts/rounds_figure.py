@@ -98,7 +98,7 @@ MIRRORED = (
      "const double full=d.blocks_per_sm[tile];"
      "const double share=splits>1?t.split_peak_share:t.peak_share;"
      "const double rows=p.n%2==1&&!pad?t.odd_rows_share:1.0;"
-     "const double column=ceil_div(p.n,t.block_n)>1?sector_share(t,p.k)"
+     "const double column=ceil_div(p.n,t.block_n)>1?1.0"
      ":p.k%32==0?t.column_share:t.column_share_unaligned;"
      "const auto rate=[&](double resident){return d.fma_per_s_per_sm*share*rows*column*"
      "occupancy_rate(tile,static_cast<int>(std::min(resident,full)),d.blocks_per_sm[tile]);};"
@@ -112,9 +112,6 @@ MIRRORED = (
      "if(pad){const double bytes=4.0*p.k*(static_cast<double>(p.n)+padded_ld(p.n));"
      "seconds+=kLaunchSeconds+bytes/(d.dram_bytes_per_s*kDramShare);}"
      "return seconds;"),
-    (SOURCE, "sector_share",
-     "const double off=1.0-std::gcd(k,8)/8.0;"
-     "return 1.0/(1.0+(1.0/t.odd_k_share-1.0)*off/0.875);"),
     (SOURCE, "split_k_seconds",
      "const double elements=static_cast<double>(p.m)*p.n;"
      "const double bytes=4.0*elements*(splits+1.0+(p.beta!=0.0f?1.0:0.0));"
@@ -298,7 +295,7 @@ def read_tiles(text, defines):
             tile[name] = (integer(value, names, f"kTileModels[{i}].{name}") if kind == "int"
                           else number(value, f"kTileModels[{i}].{name}"))
         for field in ("block_m", "block_n", "peak_share", "split_peak_share", "column_share",
-                      "column_share_unaligned", "odd_rows_share", "odd_k_share"):
+                      "column_share_unaligned", "odd_rows_share"):
             if field not in tile:
                 raise UsageError(f"{SOURCE}: TileModel has no field {field}")
         tile["threads"] = names[f"{alias}__kThreads"]
@@ -454,23 +451,13 @@ def split_k_seconds(constants, device, m, n, splits, beta=BETA):
         device["dram_bytes_per_s"] * (constants["kL2Share"] if in_l2 else constants["kDramShare"]))
 
 
-def sector_share(tile, k):
-    """sector_share of the source: the tile's rate with A's rows copied from L2 at this K over
-    its rate at K % 8 == 0. Row r starts on a 32-byte sector when r * K % 8 == 0 (gcd(K, 8) rows
-    in 8); odd_k_share is measured at K odd, where 7 in 8 do not, and the time per k grows with
-    the share of rows that do not."""
-    off = 1.0 - math.gcd(k, 8) / 8.0
-    return 1.0 / (1.0 + (1.0 / tile["odd_k_share"] - 1.0) * off / 0.875)
-
-
 def column_share(model, tile, n, k):
-    """predict_seconds's `column`: the sector share (1 when K % 8 == 0), unless the grid is one
-    column of tiles (N <= block_n) and every block streams its own rows of A; then the tile's
-    measured column share, the unaligned one when A's rows do not start on 128-byte lines
-    (K % 32 != 0)."""
+    """predict_seconds's `column`: 1, unless the grid is one column of tiles (N <= block_n) and
+    every block streams its own rows of A; then the tile's measured column share, the unaligned
+    one when A's rows do not start on 128-byte lines (K % 32 != 0)."""
     t = model["tiles"][tile]
     if ceil_div(n, t["block_n"]) > 1:
-        return sector_share(t, k)
+        return 1.0
     return t["column_share"] if k % 32 == 0 else t["column_share_unaligned"]
 
 

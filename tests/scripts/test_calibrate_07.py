@@ -36,18 +36,15 @@ TRUE_COLUMNS = [(1.02, 1.01), (1.0, 1.0), (1.0, 0.99), (0.99, 0.97), (0.96, 0.8)
                 (1.02, 1.01)]
 # Each tile's odd-row share (N odd, 4-byte copies of B): every tile its own.
 TRUE_ODD = [0.902, 0.931, 0.968, 0.944, 0.857, 0.983, 0.911]
-# Each tile's odd-K share (A's rows off 32-byte sectors): every tile its own.
-TRUE_ODD_K = [0.995, 0.981, 0.972, 0.963, 0.874, 0.991, 0.948]
 
 
 def true_model():
     model = rf.read_model(REPO)
     model["constants"].update(TRUTH)
-    for tile, (share, split, rates), (column, unaligned), odd, odd_k in zip(
-            model["tiles"], TRUE_TILES, TRUE_COLUMNS, TRUE_ODD, TRUE_ODD_K):
+    for tile, (share, split, rates), (column, unaligned), odd in zip(
+            model["tiles"], TRUE_TILES, TRUE_COLUMNS, TRUE_ODD):
         tile.update(peak_share=share, split_peak_share=split, occupancy_rate=rates,
-                    column_share=column, column_share_unaligned=unaligned, odd_rows_share=odd,
-                    odd_k_share=odd_k)
+                    column_share=column, column_share_unaligned=unaligned, odd_rows_share=odd)
     return model
 
 
@@ -106,8 +103,7 @@ class DeriveTest(unittest.TestCase):
             for role, (m, n, k) in roles:
                 blocks = rf.ceil_div(m, t["block_m"]) * rf.ceil_div(n, t["block_n"])
                 want = {"short": 2 * t["blocks_per_sm"], "long": 2 * t["blocks_per_sm"],
-                        "odd": 2 * t["blocks_per_sm"], "odd k": 2 * t["blocks_per_sm"],
-                        "split": t["blocks_per_sm"],
+                        "odd": 2 * t["blocks_per_sm"], "split": t["blocks_per_sm"],
                         "column": 2 * t["blocks_per_sm"],
                         "column unaligned": 2 * t["blocks_per_sm"]}.get(
                     role, int(role.split()[-1]) if role.startswith("occupancy") else None)
@@ -116,13 +112,9 @@ class DeriveTest(unittest.TestCase):
                     # one column of tiles, A's rows on 128-byte lines or not
                     self.assertEqual(n, t["block_n"])
                     self.assertEqual(k % 32 == 0, role == "column")
-                elif role == "odd k":
-                    # 7 in 8 of A's rows off 32-byte sectors
-                    self.assertEqual(k, cal.K_LONG + 1)
                 else:
                     self.assertEqual(k % 16, 0)
             self.assertEqual(sum(r == "odd" for r, _ in roles), plan.endswith(",1,0"))
-            self.assertEqual(sum(r == "odd k" for r, _ in roles), plan.endswith(",1,0"))
 
     def test_the_margin_is_the_median_error(self):
         rows = []
@@ -207,7 +199,6 @@ class RunTest(ScriptAssertions, unittest.TestCase):
         self.assertEqual([round(t["peak_share"], 3) for t in document["tiles"]],
                          [s for s, _, _ in TRUE_TILES])
         self.assertEqual([round(t["odd_rows_share"], 3) for t in document["tiles"]], TRUE_ODD)
-        self.assertEqual([round(t["odd_k_share"], 3) for t in document["tiles"]], TRUE_ODD_K)
         # The fake runs exactly the model, so the model's error on the 07 suite is nil.
         self.assertEqual(c["kKeepMargin"], 0.0)
         table = out.with_suffix(".md").read_text()
