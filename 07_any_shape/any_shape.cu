@@ -64,6 +64,9 @@
 #ifndef SGEMM_ODD_TWO_STAGES
 #define SGEMM_ODD_TWO_STAGES 1  // 0: 4-byte copies of B on 8 x 8 thread tiles keep three stages
 #endif
+#ifndef SGEMM_SPLIT_EDGE_UP
+#define SGEMM_SPLIT_EDGE_UP 1  // 0: split-K's bottom-row blocks check each copy of A's rows
+#endif
 #ifndef SGEMM_ROW_COPIES
 #define SGEMM_ROW_COPIES 1  // 0: 4- and 8-byte copies of B one address per copy, as 16-byte ones
 #endif
@@ -397,6 +400,20 @@ __device__ __forceinline__ void store_c(float* dst, const float* v, float alpha,
   }
 }
 
+// The first row of C a block computes. Split-K only: a block of the bottom row that would reach
+// past M (M >= BM) moves up to end at row M, so it copies A like an interior block, without a
+// check per copy. It computes again rows the block above it has, with the same k in the same
+// order, so both write the same bits there: a slice is raw sums (alpha 1, beta 0, C never read),
+// and the workspace stays deterministic. Checked copies cost the 64 x 64 split kernel 13-16 % at
+// 90 x 192 x 852061 against 128 x 192, where no block checks (README.md, "Deep slices on a small
+// C"). Without split-K the kernel stays chapter 06's, instruction for instruction.
+template <class T, bool kSplit>
+__device__ __forceinline__ int first_row(int m) {
+  const int row = blockIdx.y * T::kBlockM;
+  return kSplit && SGEMM_SPLIT_EDGE_UP && row + T::kBlockM > m && m >= T::kBlockM ? m - T::kBlockM
+                                                                                  : row;
+}
+
 // The epilogue of the one-block-per-SM tile (128 x 256) when N is odd, B padded or not: C's rows
 // are not 8-byte aligned (kVecC = 1). A lane's four columns j = 0..3 would be four 4-byte
 // stores, each instruction of the warp touching 16 sectors (eight rows, 64 bytes apart in each)
@@ -427,7 +444,7 @@ __device__ __forceinline__ void store_c_staged(int m, int n, float alpha, float 
   copy_wait<0>();
   __syncthreads();  // every warp has read the last stage
   float* const stage = smem + warp * kRows * kStride;
-  const int warp_row = blockIdx.y * T::kBlockM + (warp / T::kWarpsN) * T::kWarpM;
+  const int warp_row = first_row<T, kSplit>(m) + (warp / T::kWarpsN) * T::kWarpM;
   const int warp_col = blockIdx.x * T::kBlockN + (warp % T::kWarpsN) * T::kWarpN;
   float* const c = C + (kSplit ? blockIdx.z * c_slice_stride : 0);
 #pragma unroll
@@ -486,7 +503,7 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
   const int k_len = kSplit ? min(k_slice, k - k_begin) : k;
 
   const int tid = threadIdx.x;
-  const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
+  const int block_row = first_row<T, kSplit>(m);  // < 65535 * kBlockM: the launcher's slabs
   const int block_col = blockIdx.x * T::kBlockN;
 
   // Which part of C this thread computes (chapter 05's interleaved lanes).
