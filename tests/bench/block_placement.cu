@@ -7,11 +7,11 @@
 // Each block records its SM (%smid) and its start time (%globaltimer), then spins for about a
 // millisecond, so every block that fits is resident at once. Blocks that start within 0.3 ms of
 // the first are the first wave; the line per grid gives how many SMs hold 0, 1, ... of them, and
-// the fewest and most blocks any SM ran in all. Occupancy is set by shared memory: `threads`
-// threads and `smem` bytes per block (64 and 26000 give 8 blocks per SM on the H100, as chapter
-// 07's 64 x 64 tile; 128 and 55000 give 4; 256 and 110000 give 2).
-// Usage: block_placement <threads> <smem bytes> <blocks> [<blocks> ...]
-// Exit codes: 0 ran, 2 bad usage, 3 CUDA failure.
+// the fewest and most blocks any SM ran in all. Occupancy is set by the launch's dynamic shared
+// memory, which the kernel never touches: `threads` threads and `smem` bytes per block (64 and
+// 26000 give 8 blocks per SM on the H100, as chapter 07's 64 x 64 tile; 128 and 55000 give 4; 256
+// and 110000 give 2). Usage: block_placement <threads> <smem bytes> <blocks> [<blocks> ...] Exit
+// codes: 0 ran, 2 bad usage, 3 CUDA failure.
 
 #include <cuda_runtime.h>
 
@@ -28,7 +28,6 @@ constexpr long long kSpinCycles = 2000000;           // about 1 ms at 2 GHz
 constexpr unsigned long long kFirstWaveNs = 300000;  // started within 0.3 ms of the first block
 
 __global__ void record(unsigned* sm_of, unsigned long long* start_of) {
-  extern __shared__ float unused[];  // only its size matters: it sets the occupancy
   unsigned sm;
   unsigned long long start;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -40,7 +39,6 @@ __global__ void record(unsigned* sm_of, unsigned long long* start_of) {
     sm_of[blockIdx.x] = sm;
     start_of[blockIdx.x] = start;
   }
-  if (threadIdx.x == 1u << 30) unused[0] = 0.0f;  // never: keeps the array
 }
 
 // A positive integer no larger than `most`, or -1.
