@@ -1171,9 +1171,9 @@ constexpr double kL2Share = 1.19;
 // Another plan replaces chapter 06's only when predicted at least this much faster: the model's
 // median error on the fitting suite.
 constexpr double kKeepMargin = 0.023;
-// Split counts the model tries; slices are whole K tiles (kBlockK = 16 for every tile).
-constexpr int kSplitCandidates[] = {1,  2,  3,  4,  5,  6,  8,   10,  12, 16,
-                                    20, 24, 32, 48, 64, 96, 128, 192, 256};
+// The model tries every split count from 1 to sgemm::kMaxSplits: which count fills the last
+// round best depends on the block count, so no shorter list of counts serves every shape.
+// Slices are whole K tiles (kBlockK = 16 for every tile).
 constexpr int kSliceAlign = 16;
 // The workspace never exceeds this, so split-K never rivals the operands for device memory.
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
@@ -1481,7 +1481,7 @@ Plan plan_for(const sgemm::Problem& p, size_t workspace_available) {
     if (pad && !can_pad) break;
     for (int tile = 0; tile < SGEMM_TILE_COUNT; ++tile) {
       int last_splits = 0;
-      for (int wanted : kSplitCandidates) {
+      for (int wanted = 1; wanted <= sgemm::kMaxSplits; ++wanted) {
         const int k_slice = slice_for(p, wanted);
         const int splits = ceil_div(p.k, k_slice);
         if (splits == last_splits) continue;
@@ -1579,7 +1579,8 @@ void launch_thin(const sgemm::Problem& p, const Plan& plan, const float* A, cons
 }
 
 // The plan of the last problem is kept: the harness launches the same shape many times, and the
-// model's few dozen candidates would otherwise add a microsecond of host time to every launch.
+// model's thousands of candidates (every tile, split count and padding) would otherwise add host
+// time to every launch.
 Plan launch_plan(const sgemm::Problem& p, size_t workspace_available) {
   struct Key {
     int m, n, k;

@@ -15,8 +15,9 @@ What is read, never copied here: from 07_any_shape/any_shape.cu, the tiles (each
 Tile<...>;`, Tile's constants evaluated as the compiler does, kMinBlocksPerSm included), the
 fields and rows of kTileModels (shares, odd_rows_share among them) and kOccupancyRate, which tile
 each blocks_per_sm[i] measures (device()), the model's constants (kFillK, kLaunchSeconds,
-kDramShare, kL2Share, kKeepMargin, kSplitCandidates, kSliceAlign, kMaxWorkspaceBytes,
-kMaxPaddedBytes) and the SGEMM_ switch defaults. From the results folder's shapes.json (the H100
+kDramShare, kL2Share, kKeepMargin, kSliceAlign, kMaxWorkspaceBytes, kMaxPaddedBytes) and the
+SGEMM_ switch defaults; from common/split_k.h, kMaxSplits (plan_for tries every split count up to
+it). From the results folder's shapes.json (the H100
 run of the shape suite): the device the launcher read there (SMs, FP32 lanes, clock, DRAM
 bandwidth, L2 size).
 The model itself (predict_seconds, plan_for and their helpers, common/split_k.h's
@@ -70,7 +71,7 @@ FIGURE = Path("07_any_shape") / "figures" / "two_rounds.png"
 DRAWING = 1
 
 # The README's examples: a shape whose busiest SM holds two rounds, on the tile and the two K
-# splits (kSplitCandidates entries) it compares, and a size of the sawtooth where it holds more.
+# splits it compares, and a size of the sawtooth where it holds more.
 EXAMPLE = (777, 333, 16383)
 EXAMPLE_TILE = (64, 128)
 EXAMPLE_SPLITS = (20, 10)
@@ -132,7 +133,7 @@ MIRRORED = (
      "const bool can_pad=SGEMM_PADDED_B&&p.n%2==1&&padded_bytes(p)<=kMaxPaddedBytes;"
      "for(const bool pad:{false,true}){if(pad&&!can_pad)break;"
      "for(int tile=0;tile<SGEMM_TILE_COUNT;++tile){int last_splits=0;"
-     "for(int wanted:kSplitCandidates){"
+     "for(int wanted=1;wanted<=sgemm::kMaxSplits;++wanted){"
      "const int k_slice=slice_for(p,wanted);"
      "const int splits=ceil_div(p.k,k_slice);"
      "if(splits==last_splits)continue;last_splits=splits;"
@@ -234,9 +235,9 @@ def integer(text, names, what):
         raise UsageError(f"{SOURCE}: cannot evaluate {what} (`{text.strip()}`): {error}") from None
 
 
-def read_constants(text):
+def read_constants(text, split_header):
     """{name: value} of CONSTANTS (the namespace's `constexpr int|double|size_t kName = ...;`) and
-    kSplitCandidates (a list)."""
+    kMaxSplits (split_header's `inline constexpr int kMaxSplits = ...;`)."""
     found = {name: (kind, value) for kind, name, value in re.findall(
         r"^constexpr\s+(int|double|size_t)\s+(k\w+)\s*=\s*([^;]+);", text, flags=re.M)}
     missing = [name for name in CONSTANTS if name not in found]
@@ -248,12 +249,11 @@ def read_constants(text):
         kind, value = found[name]
         constants[name] = (number(value, name) if kind == "double" else
                            integer(value, constants, name))
-    splits = re.search(r"^constexpr\s+int\s+kSplitCandidates\s*\[\s*\]\s*=\s*\{([^}]*)\}\s*;",
-                       text, flags=re.M)
+    splits = re.search(r"^\s*inline\s+constexpr\s+int\s+kMaxSplits\s*=\s*([^;]+);", split_header,
+                       flags=re.M)
     if not splits:
-        raise UsageError(f"{SOURCE}: no `constexpr int kSplitCandidates[] = {{...}};`")
-    constants["kSplitCandidates"] = [integer(v, {}, "kSplitCandidates")
-                                     for v in splits.group(1).split(",") if v.strip()]
+        raise UsageError(f"{SPLIT_HEADER}: no `inline constexpr int kMaxSplits = ...;`")
+    constants["kMaxSplits"] = integer(splits.group(1), {}, "kMaxSplits")
     return constants
 
 
@@ -341,7 +341,7 @@ def read_model(root):
     if switches["SGEMM_FORCED_PLAN"]:
         raise UsageError(f"{SOURCE}: SGEMM_FORCED_PLAN defaults to 1: the chapter's plans are "
                          "the model's, never forced")
-    constants = read_constants(text)
+    constants = read_constants(text, texts[SPLIT_HEADER])
     tiles = read_tiles(text, defines)
     table = re.search(r"^constexpr\s+double\s+kOccupancyRate\s*\[[^\]]*\]\s*\[[^\]]*\]\s*=\s*\{",
                       text, flags=re.M)
@@ -558,7 +558,7 @@ def plan_for(model, device, shape, rule="source", tiles=None, split=True, pad=Tr
             break
         for tile in tiles:
             last = 0
-            for wanted in (c["kSplitCandidates"] if split else [1]):
+            for wanted in (range(1, c["kMaxSplits"] + 1) if split else [1]):
                 k_slice = slice_of(model, k, wanted)
                 splits = ceil_div(k, k_slice)
                 if splits == last:
@@ -601,9 +601,9 @@ def cases(model, device):
     the other reading of the last round), "note"}] and the verdicts."""
     tile = tile_index(model, EXAMPLE_TILE)
     for wanted in EXAMPLE_SPLITS:
-        if wanted not in model["constants"]["kSplitCandidates"]:
-            raise UsageError(f"{SOURCE}: {wanted} is not one of kSplitCandidates (the README's "
-                             "example compares 20 and 10 slices)")
+        if wanted > model["constants"]["kMaxSplits"]:
+            raise UsageError(f"{SPLIT_HEADER}: kMaxSplits is below {wanted} (the README's example "
+                             "compares 20 and 10 slices)")
     panels = []
     for wanted in EXAMPLE_SPLITS:
         k_slice = slice_of(model, EXAMPLE[2], wanted)

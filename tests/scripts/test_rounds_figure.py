@@ -77,7 +77,7 @@ class ReadsTheSourceTest(unittest.TestCase):
         odd = [t["odd_rows_share"] for t in model["tiles"]]
         self.assertTrue(all(0 < v <= 1.2 for v in odd), odd)
         self.assertGreater(len(set(odd)), 1, odd)
-        self.assertEqual(c["kSplitCandidates"][:3], [1, 2, 3])
+        self.assertEqual(c["kMaxSplits"], 256)
         self.assertEqual((c["kMaxWorkspaceBytes"], c["kMaxPaddedBytes"], c["kThinMax"],
                           c["kFewColsMax"]), (256 << 20, 1 << 30, 16, 24))
         self.assertEqual(model["switches"], {"SGEMM_TILE_COUNT": 7, "SGEMM_SPLIT_K": 1,
