@@ -60,9 +60,12 @@ rows, five large shapes with N odd, were run under forced plans and used while 0
 N odd were changed, so fitting data too), heldout8 (HELDOUT8_SUITE, the eighth draw, none of
 the first seven draws' shapes; its one failing large row, a deep split-K on a small C, was run
 under forced plans and used while 07's model's handling of that was changed, so fitting data
-too) or heldout9 (HELDOUT9_SUITE, the ninth draw, none of the first eight draws' shapes; see
+too), heldout9 (HELDOUT9_SUITE, the ninth draw, none of the first eight draws' shapes; its
+failing large row 768 x 768 x 8192, a C of 768^2 in 20 slices, was used while 07's model was
+changed to try every split count, and the draw was run again once seen, so fitting data too) or
+heldout10 (HELDOUT10_SUITE, the tenth draw, none of the first nine draws' shapes; see
 heldout_suite()). Floors belong to a suite and are evaluated only on it: issue 18's, for 13 and
-14, on the hopper suite; chapter 07's on the 07 suite (issue 10) and on the ninth held-out draw
+14, on the hopper suite; chapter 07's on the 07 suite (issue 10) and on the tenth held-out draw
 (issue 19, the same numbers; 07 equal to 06 at 4096^3 and 8192^3 only where the suite holds
 those shapes, the 07 suite). The results of another suite than 07 carry the suite's name, so
 they never overwrite the 07 suite's: shapes_<suite> for 06 and 07, shapes_<suite>_<NN>_<NN>
@@ -98,7 +101,7 @@ examples:
   python3 scripts/shapes.py --chapters 08 09 --extra          # issue 16: shapes_08_09.*
   python3 scripts/shapes.py --chapters 09 --shapes "8,4096,4096;4096,4096,4096"
   python3 scripts/shapes.py --chapters 12 13 14 --suite hopper  # issue 18: shapes_hopper_12_13_14.*
-  python3 scripts/shapes.py --suite heldout9 --check-floors   # issue 19: shapes_heldout9.*
+  python3 scripts/shapes.py --suite heldout10 --check-floors  # issue 19: shapes_heldout10.*
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
             --check-floors, a floor of chapter 07, or with --chapters one of
@@ -130,8 +133,8 @@ SUITE = [
 ]
 
 # Chapter 07's floors: % of cuBLAS by size, the geometric mean, and 07 against 06. Issue 10 set
-# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT9_SUITE, its ninth
-# draw; the first eight are watched), whose figures alone then count (CHAPTER_FLOORS holds both;
+# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT10_SUITE, its tenth
+# draw; the first nine are watched), whose figures alone then count (CHAPTER_FLOORS holds both;
 # floors() checks them in the default run).
 BIG_MACS = 2 ** 30
 FLOOR_BIG, FLOOR_SMALL, FLOOR_GEOMEAN, FLOOR_VS_06 = 90.0, 75.0, 97.0, 0.98
@@ -422,7 +425,8 @@ def heldout_suite(seed=HELDOUT_SEED, seen=()):
     HELDOUT4_SUITE for HELDOUT4_SEED with all three seen, HELDOUT5_SUITE for HELDOUT5_SEED with
     all four seen, HELDOUT6_SUITE for HELDOUT6_SEED with all five seen, HELDOUT7_SUITE for
     HELDOUT7_SEED with all six seen, HELDOUT8_SUITE for HELDOUT8_SEED with all seven seen,
-    HELDOUT9_SUITE for HELDOUT9_SEED with all eight seen."""
+    HELDOUT9_SUITE for HELDOUT9_SEED with all eight seen, HELDOUT10_SUITE for HELDOUT10_SEED with
+    all nine seen."""
     return [draw[:4] for draw in heldout_draws(seed, seen)]
 
 
@@ -1066,12 +1070,83 @@ HELDOUT9_SUITE = [
     (5039, 1353, 699, "unaligned"),  # odd M, N and K
 ]
 
+
+# The tenth draw (issue 19). The ninth draw's failing large row 768 x 768 x 8192 (88.4 %, the
+# model's 64 x 128 plan with 20 slices, where 128 x 256 with 7 slices, a count the model did not
+# try, is predicted faster) was used while the model was changed to try every split count, and
+# the draw was run again with a new calibration once seen: from then on it is fitting data too.
+# HELDOUT10_SEED, fixed before this draw and committed with it before any chapter ran these
+# shapes, draws the same distribution again without the first nine draws' shapes.
+# heldout_literal() wrote the list.
+HELDOUT10 = "heldout10"
+HELDOUT10_SEED = 28  # the next integer after HELDOUT9_SEED; never changed to pick a draw
+HELDOUT10_SUITE = [
+    (2048, 1024, 1024, "layer"),  # GPT-2 medium attention out, 2 x 1024 tokens
+    (8192, 4096, 1024, "layer"),  # GPT-2 medium FFN down, data grad, 8 x 1024 tokens
+    (8192, 1600, 6400, "layer"),  # GPT-2 XL FFN down, 8 x 1024 tokens
+    (2048, 5120, 1280, "layer"),  # GPT-2 large FFN up, 2 x 1024 tokens
+    (3405, 2304, 768, "layer"),  # GPT-2 small Q/K/V, 3405 prompt tokens
+    (2048, 5140, 15420, "layer"),  # GPT-3 13B Q/K/V, data grad, 1 x 2048 tokens
+    (2048, 1024, 4096, "layer"),  # GPT-2 medium FFN up, data grad, 2 x 1024 tokens
+    (1024, 1600, 6400, "layer"),  # GPT-2 XL FFN up, data grad, 1 x 1024 tokens
+    (32768, 1024, 3072, "layer"),  # BERT-large Q/K/V, data grad, 64 x 512 tokens
+    (8192, 4096, 6144, "layer"),  # LLaMA-3-8B Q/K/V, data grad, 1 x 8192 tokens
+    (674, 5140, 20560, "layer"),  # GPT-3 13B FFN down, 674 prompt tokens
+    (16384, 5120, 32000, "layer"),  # LLaMA-2-13B LM head, data grad, 4 x 4096 tokens
+    (768, 2304, 16384, "weight grad"),  # BERT-base Q/K/V, 32 x 512 tokens
+    (8192, 28672, 16384, "weight grad"),  # LLaMA-2-70B FFN up, 4 x 4096 tokens
+    (2560, 7680, 16384, "weight grad"),  # GPT-3 2.7B Q/K/V, 8 x 2048 tokens
+    (1600, 6400, 16384, "weight grad"),  # GPT-2 XL FFN up, 16 x 1024 tokens
+    (1024, 3072, 16384, "weight grad"),  # GPT-2 medium Q/K/V, 16 x 1024 tokens
+    (1280, 1280, 1028, "weight grad"),  # ViT-H/14 attention out, 4 x 257 tokens
+    (15, 4096, 14336, "small M"),  # LLaMA-3-8B FFN down, decode step of 15
+    (5, 768, 768, "small M"),  # GPT-2 small attention out, decode step of 5
+    (6, 1600, 1600, "small M"),  # GPT-2 XL attention out, decode step of 6
+    (3, 28672, 4096, "small M"),  # LLaMA-3-8B FFN gate+up, decode step of 3
+    (11, 8192, 8192, "small M"),  # LLaMA-2-70B attention out, decode step of 11
+    (16, 14336, 4096, "small M"),  # LLaMA-3-8B FFN up, decode step of 16
+    (13, 15360, 5120, "small M"),  # LLaMA-2-13B Q/K/V, decode step of 13
+    (3, 5120, 5120, "small M"),  # LLaMA-2-13B attention out, decode step of 3
+    (8, 49152, 12288, "small M"),  # GPT-3 175B FFN up, decode step of 8
+    (11, 128256, 4096, "small M"),  # LLaMA-3-8B LM head, decode step of 11
+    (3455, 8, 4096, "small N"),  # Mixtral 8x7B router, 3455 prompt tokens
+    (8192, 1, 28672, "small N"),  # LLaMA-2-70B FFN down, decode step of 1 as W^T x^T
+    (768, 4, 768, "small N"),  # GPT-2 small attention out, decode step of 4 as W^T x^T
+    (8226, 1, 1024, "small N"),  # rank-1 LoRA A, BERT-large Q/K/V input, 8226 prompt tokens
+    (16139, 8, 4096, "small N"),  # Mixtral 8x7B router, 16139 prompt tokens
+    (128256, 11, 4096, "small N"),  # LLaMA-3-8B LM head, decode step of 11 as W^T x^T
+    (6952, 16, 4096, "small N"),  # rank-16 LoRA A, GPT-3 6.7B Q/K/V input, 6952 prompt tokens
+    (5140, 9, 5140, "small N"),  # GPT-3 13B attention out, decode step of 9 as W^T x^T
+    (1532, 1532, 1532, "square"),  # square
+    (2468, 2468, 2468, "square"),  # square
+    (3699, 3699, 3699, "square"),  # square
+    (5577, 5577, 5577, "square"),  # square
+    (10098, 10098, 10098, "square"),  # square
+    (922, 899, 941, "near-square"),  # near 1020^3
+    (2377, 2214, 2090, "near-square"),  # near 2203^3
+    (4007, 3627, 3366, "near-square"),  # near 3525^3
+    (10293, 9177, 9397, "near-square"),  # near 9150^3
+    (73340, 155, 409, "tall"),  # tall and skinny
+    (38535, 73, 1491, "tall"),  # tall and skinny
+    (31664, 90, 7535, "tall"),  # tall and skinny
+    (137, 101220, 1268, "wide"),  # wide and skinny
+    (18, 17859, 1279, "wide"),  # wide and skinny
+    (22, 64255, 3191, "wide"),  # wide and skinny
+    (251, 157, 1041322, "long K"),  # long K, small C
+    (89, 173, 1950012, "long K"),  # long K, small C
+    (47, 60, 1739001, "long K"),  # long K, small C
+    (94, 137, 647082, "long K"),  # long K, small C
+    (16277, 2731, 3719, "unaligned"),  # odd M, N and K
+    (363, 875, 2625, "unaligned"),  # odd M, N and K
+    (859, 719, 1835, "unaligned"),  # odd M, N and K
+    (4367, 11235, 259, "unaligned"),  # odd M, N and K
+]
 # The suites --suite picks from; 07 is the default, and its results keep their names.
 DEFAULT_SUITE = "07"
 SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE, HELDOUT: HELDOUT_SUITE,
           HELDOUT2: HELDOUT2_SUITE, HELDOUT3: HELDOUT3_SUITE, HELDOUT4: HELDOUT4_SUITE,
           HELDOUT5: HELDOUT5_SUITE, HELDOUT6: HELDOUT6_SUITE, HELDOUT7: HELDOUT7_SUITE,
-          HELDOUT8: HELDOUT8_SUITE, HELDOUT9: HELDOUT9_SUITE}
+          HELDOUT8: HELDOUT8_SUITE, HELDOUT9: HELDOUT9_SUITE, HELDOUT10: HELDOUT10_SUITE}
 SUITE_TITLES = {"hopper": "Hopper suite, issue 18",
                 HELDOUT: "Held-out suite, issue 19, first draw (watched: fitting data since)",
                 HELDOUT2: "Held-out suite, issue 19, second draw (watched: fitting data since)",
@@ -1081,7 +1156,8 @@ SUITE_TITLES = {"hopper": "Hopper suite, issue 18",
                 HELDOUT6: "Held-out suite, issue 19, sixth draw (watched: fitting data since)",
                 HELDOUT7: "Held-out suite, issue 19, seventh draw (watched: fitting data since)",
                 HELDOUT8: "Held-out suite, issue 19, eighth draw (watched: fitting data since)",
-                HELDOUT9: "Held-out suite, issue 19, ninth draw"}
+                HELDOUT9: "Held-out suite, issue 19, ninth draw (watched: fitting data since)",
+                HELDOUT10: "Held-out suite, issue 19, tenth draw"}
 
 
 class Floors(NamedTuple):
@@ -1106,7 +1182,7 @@ class Floors(NamedTuple):
 # shapes and 1.5x in geometric mean (the issue sets no floor on its smaller shapes).
 CHAPTER_FLOORS = {
     "07_any_shape": (Floors(FLOOR_BIG, FLOOR_SMALL, 10, geomean=FLOOR_GEOMEAN),
-                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT9)),
+                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT10)),
     "08_tensor_cores": (Floors(40.0, 25.0, 16),),
     "09_3xtf32": (Floors(100.0, 25.0, 16),),
     "13_persistent_clusters": (Floors(85.0, 60.0, 18, suite="hopper"),),
@@ -1200,10 +1276,12 @@ def parse_args(argv):
                              f"well), heldout6 (its sixth draw, {len(HELDOUT6_SUITE)} shapes, "
                              "watched as well), heldout7 (its seventh draw, "
                              f"{len(HELDOUT7_SUITE)} shapes, watched as well), heldout8 (its "
-                             f"eighth draw, {len(HELDOUT8_SUITE)} shapes, watched as well) or "
-                             f"heldout9 (its ninth draw, {len(HELDOUT9_SUITE)} shapes, where 07's "
-                             "floors are judged); another suite than 07 writes shapes_<suite>.* "
-                             "(06 and 07) or shapes_<suite>_<NN>_<NN>.* (--chapters)")
+                             f"eighth draw, {len(HELDOUT8_SUITE)} shapes, watched as well), "
+                             f"heldout9 (its ninth draw, {len(HELDOUT9_SUITE)} shapes, watched as "
+                             f"well) or heldout10 (its tenth draw, {len(HELDOUT10_SUITE)} shapes, "
+                             "where 07's floors are judged); another suite than 07 writes "
+                             "shapes_<suite>.* (06 and 07) or shapes_<suite>_<NN>_<NN>.* "
+                             "(--chapters)")
     parser.add_argument("--shapes", type=parse_shapes, action="append", metavar="M,N,K[;M,N,K]",
                         help="run only these shapes (repeatable; quote the ';')")
     parser.add_argument("--extra", action="store_true",
