@@ -17,9 +17,8 @@ fields and rows of kTileModels (shares, odd_rows_share among them) and kOccupanc
 each blocks_per_sm[i] measures (device()), the model's constants (kFillK, kLaunchSeconds,
 kDramShare, kL2Share, kKeepMargin, kSliceAlign, kMaxWorkspaceBytes, kMaxPaddedBytes) and the
 SGEMM_ switch defaults; from common/split_k.h, kMaxSplits (plan_for tries every split count up to
-it). From the results folder's shapes.json (the H100
-run of the shape suite): the device the launcher read there (SMs, FP32 lanes, clock, DRAM
-bandwidth, L2 size).
+it). From the results folder's shapes.json (the H100 run of the shape suite): the device the
+launcher read there (SMs, FP32 lanes, clock, DRAM bandwidth, L2 size).
 The model itself (predict_seconds, plan_for and their helpers, common/split_k.h's
 split_k_slice_floats) is copied below in Python, and held to the source: each copied function's
 body must be, statement for statement, the one the copy was written from (MIRRORED); where it is
