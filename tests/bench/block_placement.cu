@@ -97,6 +97,8 @@ int main(int argc, char** argv) {
     std::printf("blocks %6d (%.2f per SM): first wave, SMs holding 0..%d:", blocks,
                 static_cast<double>(blocks) / sms, occupancy);
     for (int c = 0; c <= occupancy; ++c) std::printf(" %d", holding[c]);
+    // More than the occupancy in the first wave: blocks of two waves fell inside kFirstWaveNs.
+    if (holding[occupancy + 1] > 0) std::printf(", more: %d", holding[occupancy + 1]);
     std::printf(" | blocks per SM in all: fewest %d, most %d\n",
                 *std::min_element(total.begin(), total.end()),
                 *std::max_element(total.begin(), total.end()));
