@@ -414,8 +414,9 @@ __device__ __forceinline__ int first_row(int m) {
                                                                                   : row;
 }
 
-// The epilogue of the one-block-per-SM tile (128 x 256) when N is odd, B padded or not: C's rows
-// are not 8-byte aligned (kVecC = 1). A lane's four columns j = 0..3 would be four 4-byte
+// The epilogue of the one-block-per-SM tile (128 x 256) when N is odd, B padded or not, and K is
+// not split (a split kernel writes slices; with B padded they have its rows): C's rows are not
+// 8-byte aligned (kVecC = 1). A lane's four columns j = 0..3 would be four 4-byte
 // stores, each instruction of the warp touching 16 sectors (eight rows, 64 bytes apart in each)
 // to write 128 bytes: four times the L2 write requests of the float4 epilogue, while no other
 // block on the SM has work to hide them. So each warp stages a group of its rows in shared
@@ -425,10 +426,9 @@ __device__ __forceinline__ int first_row(int m) {
 // per SM keep the direct stores: there the other blocks hide them, and staging measured at most
 // 3 % faster on short K and up to 5 % slower on long K (the compiler allocates the main loop's
 // registers differently; README.md, "Rows of odd length").
-template <class T, bool kSplit>
+template <class T>
 __device__ __forceinline__ void store_c_staged(int m, int n, float alpha, float beta,
-                                               float* __restrict__ C, int64_t c_slice_stride,
-                                               float* smem,
+                                               float* __restrict__ C, float* smem,
                                                const float (&acc)[T::kThreadM][T::kThreadN]) {
   constexpr int kRows = T::kLanesM * 4;  // a warp's rows of one group g of its accumulators
   constexpr int kStride = T::kWarpN + 4;
@@ -444,9 +444,8 @@ __device__ __forceinline__ void store_c_staged(int m, int n, float alpha, float 
   copy_wait<0>();
   __syncthreads();  // every warp has read the last stage
   float* const stage = smem + warp * kRows * kStride;
-  const int warp_row = first_row<T, kSplit>(m) + (warp / T::kWarpsN) * T::kWarpM;
+  const int warp_row = blockIdx.y * T::kBlockM + (warp / T::kWarpsN) * T::kWarpM;
   const int warp_col = blockIdx.x * T::kBlockN + (warp % T::kWarpsN) * T::kWarpN;
-  float* const c = C + (kSplit ? blockIdx.z * c_slice_stride : 0);
 #pragma unroll
   for (int g = 0; g < T::kThreadM / 4; ++g) {
 #pragma unroll
@@ -467,7 +466,7 @@ __device__ __forceinline__ void store_c_staged(int m, int n, float alpha, float 
       for (int x = 0; x < T::kWarpN / 32; ++x) {
         const int col = warp_col + 32 * x + lane;
         if (col < n) {
-          store_c<1>(c + static_cast<int64_t>(row) * n + col, stage + r * kStride + 32 * x + lane,
+          store_c<1>(C + static_cast<int64_t>(row) * n + col, stage + r * kStride + 32 * x + lane,
                      alpha, beta);
         }
       }
@@ -482,8 +481,9 @@ __device__ __forceinline__ void store_c_staged(int m, int n, float alpha, float 
 // A keeps its full leading dimension k. The two kernels below differ only in how the compiler
 // is told to allocate registers.
 // kVec: floats per access of B rows (4 when N % 4 == 0, 2 when N is even, else 1); kVecC: the
-// same for C, which differs only when B is a padded copy (kVec 4, kVecC 1): then B's rows are
-// ldb floats apart, otherwise ldb is not read and B's rows are N floats apart as in chapter 06.
+// same for C, which differs only when B is a padded copy without split-K (kVec 4, kVecC 1): then
+// B's rows are ldb floats apart, otherwise ldb is not read and B's rows are N floats apart as in
+// chapter 06. (With split-K and B padded, the launcher runs <T, 4, 4> on the padded problem.)
 template <class T, int kVec, int kVecC, bool kSplit>
 __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, float alpha,
                                           const float* __restrict__ A, const float* __restrict__ B,
@@ -594,9 +594,9 @@ __device__ __forceinline__ void gemm_tile(int m, int n, int k, int k_slice, floa
   // Epilogue: C = alpha * acc + beta * C in chunks of kVecC columns (a chunk is wholly inside or
   // outside the matrix, since N % kVecC == 0), or staged (store_c_staged, above). With
   // beta == 0, C is never read.
-  if constexpr (kVecC == 1 && T::kMinBlocksPerSm == 1 &&
+  if constexpr (kVecC == 1 && T::kMinBlocksPerSm == 1 && !kSplit &&
                 (SGEMM_STAGED_C == 1 || (SGEMM_STAGED_C == 2 && kVec == 4))) {
-    store_c_staged<T, kSplit>(m, n, alpha, beta, C, c_slice_stride, smem, acc);
+    store_c_staged<T>(m, n, alpha, beta, C, smem, acc);
   } else {
 #pragma unroll
     for (int g = 0; g < T::kThreadM / 4; ++g) {
@@ -1190,13 +1190,16 @@ struct Device {
   int few_cols_blocks_per_sm[kFewColsKernels];  // ... and sgemm_few_cols<kFewColsWidths[i]>
 };
 
+// The split kernel only where the launcher runs one: with B padded, split-K runs <T, 4>'s.
 template <class T, int kVec, int kVecC = kVec>
 void allow_shared_memory() {
   // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape<T, kVec, kVecC>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape_split<T, kVec, kVecC>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
+  if constexpr (kVec == kVecC) {
+    CUDA_CHECK(cudaFuncSetAttribute(sgemm_any_shape_split<T, kVec, kVecC>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
+  }
 }
 
 template <class T>
@@ -1280,8 +1283,13 @@ struct Plan {
   int thin = 0;  // 0: the tile above; 1: few rows (sgemm_few_rows); 2: few columns (sgemm_few_cols)
 };
 
-// Floats per row of the padded copy of B: N rounded up to a float4.
+// Floats per row of the padded copy of B (and of split-K's slices with it): N rounded up to a
+// float4.
 int padded_ld(int n) { return (n + 3) / 4 * 4; }
+
+// Floats per split-K slice, at most: M rows of padded_ld(N) (with the padded copy of B; the other
+// plans' slices are sgemm::split_k_slice_floats, never larger).
+int64_t slice_floats(const sgemm::Problem& p) { return static_cast<int64_t>(p.m) * padded_ld(p.n); }
 
 size_t padded_bytes(const sgemm::Problem& p) {
   return static_cast<size_t>(p.k) * padded_ld(p.n) * sizeof(float);
@@ -1289,8 +1297,7 @@ size_t padded_bytes(const sgemm::Problem& p) {
 
 // The workspace: the split-K slices first, then the padded copy of B (both whole float4s).
 size_t workspace_for(const sgemm::Problem& p, int splits, bool pad) {
-  return (splits > 1 ? static_cast<size_t>(splits) * sgemm::split_k_slice_floats(p) * sizeof(float)
-                     : 0) +
+  return (splits > 1 ? static_cast<size_t>(splits) * slice_floats(p) * sizeof(float) : 0) +
          (pad ? padded_bytes(p) : 0);
 }
 
@@ -1511,8 +1518,11 @@ template <class T, int kVec, int kVecC = kVec>
 void launch_slices(const sgemm::Problem& p, const Plan& plan, const float* A, const float* B,
                    int ldb, float* out, float alpha, float beta, int64_t out_slice_stride,
                    cudaStream_t stream) {
-  auto* kernel =
-      plan.splits > 1 ? &sgemm_any_shape_split<T, kVec, kVecC> : &sgemm_any_shape<T, kVec, kVecC>;
+  // kVecC != kVec (B padded) is one slice only: launch_tile gives split-K the padded problem.
+  auto* kernel = &sgemm_any_shape<T, kVec, kVecC>;
+  if constexpr (kVec == kVecC) {
+    if (plan.splits > 1) kernel = &sgemm_any_shape_split<T, kVec, kVecC>;
+  }
   sgemm::for_each_row_slab(p, T::kBlockM, [&](int64_t row0, int rows) {
     const dim3 grid(ceil_div(p.n, T::kBlockN), ceil_div(rows, T::kBlockM), plan.splits);
     kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(rows, p.n, p.k, plan.k_slice, alpha,
@@ -1527,7 +1537,15 @@ void launch_tile(const sgemm::Problem& p, const Plan& plan, const float* A, cons
                  int64_t out_slice_stride, cudaStream_t stream) {
   // cudaMalloc pointers are 256-byte aligned, so N decides the alignment of every row; the
   // padded copy's rows are padded_ld(N) floats, all 16-byte aligned.
-  if (plan.pad) {
+  if (plan.pad && plan.splits > 1) {
+    // Split-K's slices may have rows as long as the padded copy's: the product of A and the
+    // padded B is then a problem with N % 4 == 0, run by its kernel (the padded columns are
+    // zeros, which the reduction leaves out of C).
+    sgemm::Problem padded = p;
+    padded.n = padded_ld(p.n);
+    launch_slices<T, 4>(padded, plan, A, padded_b, padded.n, out, alpha, beta, out_slice_stride,
+                        stream);
+  } else if (plan.pad) {
     launch_slices<T, 4, 1>(p, plan, A, padded_b, padded_ld(p.n), out, alpha, beta, out_slice_stride,
                            stream);
   } else if (p.n % 4 == 0) {
@@ -1619,7 +1637,9 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
   float* out = split ? workspace : C;
   const float alpha = split ? 1.0f : p.alpha;
   const float beta = split ? 0.0f : p.beta;
-  const int64_t stride = sgemm::split_k_slice_floats(p);
+  // With the padded copy of B, split-K's slices have its rows (launch_tile): padded_ld(N) floats.
+  const bool padded_slices = split && plan.thin == 0 && plan.pad;
+  const int64_t stride = padded_slices ? slice_floats(p) : sgemm::split_k_slice_floats(p);
   // N odd and padding pays: B copied into rows of padded_ld(N) floats, after the slices.
   if (plan.thin != 0) {
     launch_thin(p, plan, A, B, out, alpha, beta, stride, stream);
@@ -1655,7 +1675,10 @@ void launch_any_shape(const sgemm::Problem& p, const float* A, const float* B, f
       launch_tile<WideTile>(p, plan, A, B, padded_b, out, alpha, beta, stride, stream);
       break;
   }
-  if (split) sgemm::reduce_split_k_slices(p, plan.splits, out, C, stream);
+  if (split) {
+    sgemm::reduce_split_k_slices(p, plan.splits, out, C, stream,
+                                 padded_slices ? padded_ld(p.n) : 0);
+  }
 }
 
 // The workspace this problem's plan needs: split-K's slices and the padded copy of B (0 when

@@ -159,10 +159,14 @@ inline constexpr int kReduceThreads = 256;
 // in the order 1, 2, ... . Many slices and few elements (K = 2^20, 64 x 64) would otherwise leave
 // one thread walking 256 slices. The elements past the last whole float4 go one by one. Chapter
 // 07 taught this reduction; 07, 08 and 09 all launch it through reduce_split_k_slices.
-template <int kGroups>
+// kPadded: the slices have rows of `ld` floats, N rounded up to a float4 (chapter 07's split-K
+// with a padded copy of B, whose slices have the copy's rows), and C rows of n; `count` is
+// M x ld, and a thread's float4 of a slice row lands on the at most four of its columns C has.
+template <int kGroups, bool kPadded = false>
 __global__ void __launch_bounds__(kReduceThreads)
     reduce_split_k(int64_t count, int splits, int64_t slice_floats, float alpha,
-                   const float* __restrict__ partial, float beta, float* __restrict__ C) {
+                   const float* __restrict__ partial, float beta, float* __restrict__ C, int n = 0,
+                   int ld = 0) {
   constexpr int kColumns = kReduceThreads / kGroups;  // float4s of C per block
   __shared__ float4 group_sum[kGroups][kColumns];
   const int column = threadIdx.x % kColumns;
@@ -193,7 +197,18 @@ __global__ void __launch_bounds__(kReduceThreads)
       sum.w += group_sum[g][column].w;
     }
   }
-  if (whole) {
+  if constexpr (kPadded) {
+    if (!whole) return;  // count is whole float4s: only threads past the end
+    const int64_t row = i / ld;
+    const int col = static_cast<int>(i - row * ld);
+    float* const c = C + row * n + col;
+    const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      // beta == 0: C is not read (it may hold NaN).
+      if (col + j < n) c[j] = beta != 0.0f ? alpha * v[j] + beta * c[j] : alpha * v[j];
+    }
+  } else if (whole) {
     // beta == 0: C is not read (it may hold NaN).
     float4 out = make_float4(alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w);
     if (beta != 0.0f) {
@@ -214,10 +229,12 @@ __global__ void __launch_bounds__(kReduceThreads)
 }
 
 // Adds the plan's slices (the workspace) into C. Groups per block (1, 4, 16 or 64): the fewest
-// that still give every SM two blocks, never more groups than slices.
+// that still give every SM two blocks, never more groups than slices. ld: 0 for slices laid out
+// like C (split_k_slice_floats apart), else the slices' row length (N rounded up to a float4,
+// M x ld floats apart; reduce_split_k's kPadded).
 inline void reduce_split_k_slices(const Problem& p, int splits, const float* partial, float* C,
-                                  cudaStream_t stream) {
-  const int64_t count = static_cast<int64_t>(p.m) * p.n;
+                                  cudaStream_t stream, int ld = 0) {
+  const int64_t count = static_cast<int64_t>(p.m) * (ld > 0 ? ld : p.n);
   const int64_t float4s = (count + 3) / 4;
   int groups = 1;
   while (groups < 64 && groups * 4 <= splits &&
@@ -226,23 +243,24 @@ inline void reduce_split_k_slices(const Problem& p, int splits, const float* par
   }
   const int64_t columns = kReduceThreads / groups;
   const unsigned blocks = static_cast<unsigned>((float4s + columns - 1) / columns);
-  const int64_t stride = split_k_slice_floats(p);
+  const int64_t stride = ld > 0 ? count : split_k_slice_floats(p);
+  auto launch = [&](auto* kernel) {
+    kernel<<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha, partial, p.beta,
+                                                  C, p.n, ld);
+  };
+  const bool padded = ld > 0;
   switch (groups) {
     case 1:
-      reduce_split_k<1><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
-                                                               partial, p.beta, C);
+      launch(padded ? &reduce_split_k<1, true> : &reduce_split_k<1>);
       break;
     case 4:
-      reduce_split_k<4><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
-                                                               partial, p.beta, C);
+      launch(padded ? &reduce_split_k<4, true> : &reduce_split_k<4>);
       break;
     case 16:
-      reduce_split_k<16><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
-                                                                partial, p.beta, C);
+      launch(padded ? &reduce_split_k<16, true> : &reduce_split_k<16>);
       break;
     default:
-      reduce_split_k<64><<<blocks, kReduceThreads, 0, stream>>>(count, splits, stride, p.alpha,
-                                                                partial, p.beta, C);
+      launch(padded ? &reduce_split_k<64, true> : &reduce_split_k<64>);
       break;
   }
 }

@@ -19,8 +19,8 @@ kDramShare, kL2Share, kKeepMargin, kSliceAlign, kMaxWorkspaceBytes, kMaxPaddedBy
 SGEMM_ switch defaults; from common/split_k.h, kMaxSplits (plan_for tries every split count up to
 it). From the results folder's shapes.json (the H100 run of the shape suite): the device the
 launcher read there (SMs, FP32 lanes, clock, DRAM bandwidth, L2 size).
-The model itself (predict_seconds, plan_for and their helpers, common/split_k.h's
-split_k_slice_floats) is copied below in Python, and held to the source: each copied function's
+The model itself (predict_seconds, plan_for and their helpers, the split-K slices' size among
+them) is copied below in Python, and held to the source: each copied function's
 body must be, statement for statement, the one the copy was written from (MIRRORED); where it is
 not, the script refuses with one line naming the function and the first statement that differs.
 It is the only Python copy of the model: scripts/shapes.py (its plan column, --waves and the
@@ -153,8 +153,9 @@ MIRRORED = (
     (SOURCE, "padded_ld", "return(n+3)/4*4;"),
     (SOURCE, "padded_bytes", "return static_cast<size_t>(p.k)*padded_ld(p.n)*sizeof(float);"),
     (SOURCE, "workspace_for",
-     "return(splits>1?static_cast<size_t>(splits)*sgemm::split_k_slice_floats(p)*sizeof(float)"
-     ":0)+(pad?padded_bytes(p):0);"),
+     "return(splits>1?static_cast<size_t>(splits)*slice_floats(p)*sizeof(float):0)+"
+     "(pad?padded_bytes(p):0);"),
+    (SOURCE, "slice_floats", "return static_cast<int64_t>(p.m)*padded_ld(p.n);"),
     # The harness allocates what workspace_bytes asks for, so plan_for has all it wants.
     (SOURCE, "workspace_bytes",
      "const Plan plan=plan_for(p,SIZE_MAX);return workspace_for(p,plan.splits,plan.pad);"),
@@ -166,7 +167,6 @@ MIRRORED = (
      "allow_shared_memory<T,4,1>();int blocks=0;"
      "CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks,sgemm_any_shape<T,4,4>,"
      "T::kThreads,T::kSmemBytes));return blocks>0?blocks:1;"),
-    (SPLIT_HEADER, "split_k_slice_floats", "return(static_cast<int64_t>(p.m)*p.n+3)/4*4;"),
 )
 # Statements the source must hold elsewhere: what device() reads (the device record's fields are
 # the same quantities: fp32_lanes_per_sm, sm_clock_mhz, dram_bandwidth_gbs from the same
@@ -411,7 +411,7 @@ RULES = {
 
 
 def slice_floats(m, n):
-    return (m * n + 3) // 4 * 4
+    return m * padded_ld(n)
 
 
 def padded_ld(n):
