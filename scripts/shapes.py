@@ -62,10 +62,13 @@ the first seven draws' shapes; its one failing large row, a deep split-K on a sm
 under forced plans and used while 07's model's handling of that was changed, so fitting data
 too), heldout9 (HELDOUT9_SUITE, the ninth draw, none of the first eight draws' shapes; its
 failing large row 768 x 768 x 8192, a C of 768^2 in 20 slices, was used while 07's model was
-changed to try every split count, and the draw was run again once seen, so fitting data too) or
-heldout10 (HELDOUT10_SUITE, the tenth draw, none of the first nine draws' shapes; see
-heldout_suite()). Floors belong to a suite and are evaluated only on it: issue 18's, for 13 and
-14, on the hopper suite; chapter 07's on the 07 suite (issue 10) and on the tenth held-out draw
+changed to try every split count, and the draw was run again once seen, so fitting data too),
+heldout10 (HELDOUT10_SUITE, the tenth draw, none of the first nine draws' shapes; its three
+failing large rows, all with N % 4 != 0, were run under forced plans and profiled while 07's
+handling of rows of B that are not whole float4s was changed, so fitting data too) or heldout11
+(HELDOUT11_SUITE, the eleventh draw, none of the first ten draws' shapes; see heldout_suite()).
+Floors belong to a suite and are evaluated only on it: issue 18's, for 13 and 14, on the hopper
+suite; chapter 07's on the 07 suite (issue 10) and on the eleventh held-out draw
 (issue 19, the same numbers; 07 equal to 06 at 4096^3 and 8192^3 only where the suite holds
 those shapes, the 07 suite). The results of another suite than 07 carry the suite's name, so
 they never overwrite the 07 suite's: shapes_<suite> for 06 and 07, shapes_<suite>_<NN>_<NN>
@@ -101,7 +104,7 @@ examples:
   python3 scripts/shapes.py --chapters 08 09 --extra          # issue 16: shapes_08_09.*
   python3 scripts/shapes.py --chapters 09 --shapes "8,4096,4096;4096,4096,4096"
   python3 scripts/shapes.py --chapters 12 13 14 --suite hopper  # issue 18: shapes_hopper_12_13_14.*
-  python3 scripts/shapes.py --suite heldout10 --check-floors  # issue 19: shapes_heldout10.*
+  python3 scripts/shapes.py --suite heldout11 --check-floors  # issue 19: shapes_heldout11.*
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
             --check-floors, a floor of chapter 07, or with --chapters one of
@@ -133,9 +136,9 @@ SUITE = [
 ]
 
 # Chapter 07's floors: % of cuBLAS by size, the geometric mean, and 07 against 06. Issue 10 set
-# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT10_SUITE, its tenth
-# draw; the first nine are watched), whose figures alone then count (CHAPTER_FLOORS holds both;
-# floors() checks them in the default run).
+# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT11_SUITE, its
+# eleventh draw; the first ten are watched), whose figures alone then count (CHAPTER_FLOORS holds
+# both; floors() checks them in the default run).
 BIG_MACS = 2 ** 30
 FLOOR_BIG, FLOOR_SMALL, FLOOR_GEOMEAN, FLOOR_VS_06 = 90.0, 75.0, 97.0, 0.98
 # "07 equal to 06 at 4096^3 and 8192^3" (both issues) is a floor of the suites that hold those
@@ -426,7 +429,7 @@ def heldout_suite(seed=HELDOUT_SEED, seen=()):
     all four seen, HELDOUT6_SUITE for HELDOUT6_SEED with all five seen, HELDOUT7_SUITE for
     HELDOUT7_SEED with all six seen, HELDOUT8_SUITE for HELDOUT8_SEED with all seven seen,
     HELDOUT9_SUITE for HELDOUT9_SEED with all eight seen, HELDOUT10_SUITE for HELDOUT10_SEED with
-    all nine seen."""
+    all nine seen, HELDOUT11_SUITE for HELDOUT11_SEED with all ten seen."""
     return [draw[:4] for draw in heldout_draws(seed, seen)]
 
 
@@ -1141,12 +1144,87 @@ HELDOUT10_SUITE = [
     (859, 719, 1835, "unaligned"),  # odd M, N and K
     (4367, 11235, 259, "unaligned"),  # odd M, N and K
 ]
+
+# The eleventh draw (issue 19). The tenth draw's three failing large rows, 251 x 157 x 1041322
+# (84.5 %), 2377 x 2214 x 2090 (84.8 %) and 859 x 719 x 1835 (87.2 %), all with N % 4 != 0, were
+# run under forced plans and profiled while 07's handling of rows of B that are not whole float4s
+# was changed (with the padded copy of B, split-K runs the kernel for N % 4 == 0 on the padded
+# problem, slices in rows of whole float4s; tried and not kept: every split kernel's slices in
+# such rows, an eight-byte share in the model, padding for N % 4 == 2): from then on it is fitting
+# data too.
+# HELDOUT11_SEED, fixed before this draw and committed with it before any chapter ran these
+# shapes, draws the same distribution again without the first ten draws' shapes.
+# heldout_literal() wrote the list.
+HELDOUT11 = "heldout11"
+HELDOUT11_SEED = 29  # the next integer after HELDOUT10_SEED; never changed to pick a draw
+HELDOUT11_SUITE = [
+    (433, 18176, 4544, "layer"),  # Falcon-7B FFN up, 433 prompt tokens
+    (2048, 2560, 7680, "layer"),  # GPT-3 2.7B Q/K/V, data grad, 1 x 2048 tokens
+    (32768, 4096, 4096, "layer"),  # LLaMA-3-8B attention out, data grad, 4 x 8192 tokens
+    (4096, 4544, 4544, "layer"),  # Falcon-7B attention out, data grad, 2 x 2048 tokens
+    (4688, 13824, 5120, "layer"),  # LLaMA-2-13B FFN up, 4688 prompt tokens
+    (4096, 768, 3072, "layer"),  # BERT-base FFN up, data grad, 8 x 512 tokens
+    (1205, 18176, 4544, "layer"),  # Falcon-7B FFN up, 1205 prompt tokens
+    (512, 3072, 768, "layer"),  # BERT-base FFN up, 1 x 512 tokens
+    (145, 1280, 5120, "layer"),  # GPT-2 large FFN down, 145 prompt tokens
+    (788, 768, 2304, "layer"),  # ViT-B/16 Q/K/V, data grad, 4 x 197 tokens
+    (2048, 2560, 2560, "layer"),  # GPT-3 2.7B attention out, data grad, 1 x 2048 tokens
+    (8192, 12288, 12288, "layer"),  # GPT-3 175B attention out, data grad, 4 x 2048 tokens
+    (768, 2304, 394, "weight grad"),  # ViT-B/16 Q/K/V, 2 x 197 tokens
+    (1024, 1024, 8192, "weight grad"),  # GPT-2 medium attention out, 8 x 1024 tokens
+    (1024, 4096, 4096, "weight grad"),  # BERT-large FFN up, 8 x 512 tokens
+    (5120, 13824, 32768, "weight grad"),  # LLaMA-2-13B FFN up, 8 x 4096 tokens
+    (3072, 768, 16384, "weight grad"),  # BERT-base FFN down, 32 x 512 tokens
+    (1024, 50257, 2048, "weight grad"),  # GPT-2 medium LM head, 2 x 1024 tokens
+    (12, 1280, 5120, "small M"),  # GPT-2 large FFN down, decode step of 12
+    (16, 4096, 1024, "small M"),  # ViT-L/16 FFN up, decode step of 16
+    (7, 12288, 12288, "small M"),  # GPT-3 175B attention out, decode step of 7
+    (2, 57344, 8192, "small M"),  # LLaMA-2-70B FFN gate+up, decode step of 2
+    (8, 10240, 8192, "small M"),  # LLaMA-2-70B Q/K/V, decode step of 8
+    (8, 3072, 768, "small M"),  # ViT-B/16 FFN up, decode step of 8
+    (6, 8192, 8192, "small M"),  # LLaMA-2-70B attention out, decode step of 6
+    (11, 1280, 1280, "small M"),  # ViT-H/14 attention out, decode step of 11
+    (6, 1280, 5120, "small M"),  # GPT-2 large FFN down, decode step of 6
+    (15, 3072, 1024, "small M"),  # BERT-large Q/K/V, decode step of 15
+    (1024, 15, 4096, "small N"),  # ViT-L/16 FFN down, decode step of 15 as W^T x^T
+    (1018, 8, 4096, "small N"),  # Mixtral 8x7B router, 1018 prompt tokens
+    (2048, 4, 2560, "small N"),  # rank-4 LoRA A, GPT-3 2.7B attention out input, 1 x 2048 tokens
+    (3072, 6, 1024, "small N"),  # ViT-L/16 Q/K/V, decode step of 6 as W^T x^T
+    (4096, 4, 12288, "small N"),  # rank-4 LoRA A, GPT-3 175B Q/K/V input, 2 x 2048 tokens
+    (2484, 2, 1600, "small N"),  # rank-2 LoRA A, GPT-2 XL attention out input, 2484 prompt tokens
+    (6304, 16, 768, "small N"),  # rank-16 LoRA A, ViT-B/16 attention out input, 32 x 197 tokens
+    (516, 16, 5120, "small N"),  # rank-16 LoRA A, LLaMA-2-13B Q/K/V input, 516 prompt tokens
+    (1521, 1521, 1521, "square"),  # square
+    (1977, 1977, 1977, "square"),  # square
+    (2706, 2706, 2706, "square"),  # square
+    (6187, 6187, 6187, "square"),  # square
+    (9886, 9886, 9886, "square"),  # square
+    (1093, 948, 1257, "near-square"),  # near 1105^3
+    (2018, 1815, 1736, "near-square"),  # near 2033^3
+    (6585, 6504, 6533, "near-square"),  # near 5792^3
+    (12790, 11311, 12080, "near-square"),  # near 11832^3
+    (17192, 47, 5016, "tall"),  # tall and skinny
+    (47458, 22, 1009, "tall"),  # tall and skinny
+    (53993, 24, 5333, "tall"),  # tall and skinny
+    (54, 32840, 2287, "wide"),  # wide and skinny
+    (102, 59342, 1506, "wide"),  # wide and skinny
+    (141, 24091, 3229, "wide"),  # wide and skinny
+    (54, 17, 350914, "long K"),  # long K, small C
+    (15, 170, 304882, "long K"),  # long K, small C
+    (24, 11, 1659834, "long K"),  # long K, small C
+    (86, 23, 1138428, "long K"),  # long K, small C
+    (5103, 321, 371, "unaligned"),  # odd M, N and K
+    (405, 11961, 639, "unaligned"),  # odd M, N and K
+    (281, 3501, 285, "unaligned"),  # odd M, N and K
+    (3889, 9589, 359, "unaligned"),  # odd M, N and K
+]
 # The suites --suite picks from; 07 is the default, and its results keep their names.
 DEFAULT_SUITE = "07"
 SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE, HELDOUT: HELDOUT_SUITE,
           HELDOUT2: HELDOUT2_SUITE, HELDOUT3: HELDOUT3_SUITE, HELDOUT4: HELDOUT4_SUITE,
           HELDOUT5: HELDOUT5_SUITE, HELDOUT6: HELDOUT6_SUITE, HELDOUT7: HELDOUT7_SUITE,
-          HELDOUT8: HELDOUT8_SUITE, HELDOUT9: HELDOUT9_SUITE, HELDOUT10: HELDOUT10_SUITE}
+          HELDOUT8: HELDOUT8_SUITE, HELDOUT9: HELDOUT9_SUITE, HELDOUT10: HELDOUT10_SUITE,
+          HELDOUT11: HELDOUT11_SUITE}
 SUITE_TITLES = {"hopper": "Hopper suite, issue 18",
                 HELDOUT: "Held-out suite, issue 19, first draw (watched: fitting data since)",
                 HELDOUT2: "Held-out suite, issue 19, second draw (watched: fitting data since)",
@@ -1157,7 +1235,8 @@ SUITE_TITLES = {"hopper": "Hopper suite, issue 18",
                 HELDOUT7: "Held-out suite, issue 19, seventh draw (watched: fitting data since)",
                 HELDOUT8: "Held-out suite, issue 19, eighth draw (watched: fitting data since)",
                 HELDOUT9: "Held-out suite, issue 19, ninth draw (watched: fitting data since)",
-                HELDOUT10: "Held-out suite, issue 19, tenth draw"}
+                HELDOUT10: "Held-out suite, issue 19, tenth draw (watched: fitting data since)",
+                HELDOUT11: "Held-out suite, issue 19, eleventh draw"}
 
 
 class Floors(NamedTuple):
@@ -1182,7 +1261,7 @@ class Floors(NamedTuple):
 # shapes and 1.5x in geometric mean (the issue sets no floor on its smaller shapes).
 CHAPTER_FLOORS = {
     "07_any_shape": (Floors(FLOOR_BIG, FLOOR_SMALL, 10, geomean=FLOOR_GEOMEAN),
-                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT10)),
+                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT11)),
     "08_tensor_cores": (Floors(40.0, 25.0, 16),),
     "09_3xtf32": (Floors(100.0, 25.0, 16),),
     "13_persistent_clusters": (Floors(85.0, 60.0, 18, suite="hopper"),),
@@ -1278,10 +1357,11 @@ def parse_args(argv):
                              f"{len(HELDOUT7_SUITE)} shapes, watched as well), heldout8 (its "
                              f"eighth draw, {len(HELDOUT8_SUITE)} shapes, watched as well), "
                              f"heldout9 (its ninth draw, {len(HELDOUT9_SUITE)} shapes, watched as "
-                             f"well) or heldout10 (its tenth draw, {len(HELDOUT10_SUITE)} shapes, "
-                             "where 07's floors are judged); another suite than 07 writes "
-                             "shapes_<suite>.* (06 and 07) or shapes_<suite>_<NN>_<NN>.* "
-                             "(--chapters)")
+                             f"well), heldout10 (its tenth draw, {len(HELDOUT10_SUITE)} shapes, "
+                             "watched as well) or heldout11 (its eleventh draw, "
+                             f"{len(HELDOUT11_SUITE)} shapes, where 07's floors are judged); "
+                             "another suite than 07 writes shapes_<suite>.* (06 and 07) or "
+                             "shapes_<suite>_<NN>_<NN>.* (--chapters)")
     parser.add_argument("--shapes", type=parse_shapes, action="append", metavar="M,N,K[;M,N,K]",
                         help="run only these shapes (repeatable; quote the ';')")
     parser.add_argument("--extra", action="store_true",
