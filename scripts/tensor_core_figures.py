@@ -793,7 +793,30 @@ def draw_pipeline08(plt, tile, out):
 
 # Split-K and the tile plan, as common/split_k.h makes them (tests/host/split_k_test.cpp checks
 # the C++; tests/scripts/test_tensor_core_figures.py checks these against its cases).
-MAX_SPLITS = 256  # sgemm::kMaxSplits
+SPLIT_HEADER = Path("common") / "split_k.h"
+
+
+def read_max_splits(root):
+    """sgemm::kMaxSplits, the most slices plan_split_k makes, from root's common/split_k.h."""
+    path = root / SPLIT_HEADER
+    found = re.search(r"^\s*inline\s+constexpr\s+int\s+kMaxSplits\s*=\s*(\d+)\s*;",
+                      path.read_text(encoding="utf-8"), re.M)
+    if not found:
+        raise UsageError(f"{SPLIT_HEADER}: no `inline constexpr int kMaxSplits = <integer>;`")
+    return int(found.group(1))
+
+
+# Read from the header, never copied: main() reads the --root tree's; the plan functions below
+# read this repository's when called without main() (the host tests).
+MAX_SPLITS = None
+
+
+def max_splits():
+    global MAX_SPLITS
+    if MAX_SPLITS is None:
+        MAX_SPLITS = read_max_splits(REPO)
+    return MAX_SPLITS
+
 H100_SMS = 132
 SPLIT_SHAPES = ((96, 96, 1048576), (8192, 128, 8192))  # (m, n, k) split_k.png draws
 
@@ -807,7 +830,7 @@ def plan_split_k(tiles, slots, k, block_k, min_slice_tiles):
     if tiles <= 0 or tiles >= slots:
         return 1, k
     k_tiles = ceil_div(k, block_k)
-    splits = min(slots // tiles, k_tiles // min_slice_tiles, MAX_SPLITS)
+    splits = min(slots // tiles, k_tiles // min_slice_tiles, max_splits())
     if splits < 2:
         return 1, k
     k_slice = ceil_div(k_tiles, splits) * block_k
@@ -1012,7 +1035,7 @@ def plan_split_k_rounds(m, n, k, tiles, slots, block_m, block_n, block_k, min_sl
         return k_slice, rounds, compute, partials
     weighed = {1: seconds(1, k)}
     best = (1, k)
-    for s in range(2, min(k_tiles // min_slice_tiles, MAX_SPLITS) + 1):
+    for s in range(2, min(k_tiles // min_slice_tiles, max_splits()) + 1):
         k_slice = ceil_div(k_tiles, s) * block_k
         if ceil_div(k, k_slice) != s:
             continue
@@ -1236,7 +1259,9 @@ def main(argv):
     if plt is None:
         return EXIT_USAGE
     root = args.root
+    global MAX_SPLITS
     try:
+        MAX_SPLITS = read_max_splits(root)
         tile08 = tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
         params08 = parse_parameters(root / "08_tensor_cores" / "tensor_cores.cu")
         small08 = small_tile_of(root / "08_tensor_cores" / "tensor_cores.cu")

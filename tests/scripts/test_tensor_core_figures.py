@@ -63,7 +63,8 @@ def with_tile(root, values):
 def sources(root):
     """Copies of the sources and the measured CSV the figures are drawn from, under root."""
     for source in (SOURCE08, SOURCE10, REPO / tensor_core_figures.PROMOTION_CSV,
-                   REPO / tensor_core_figures.SOURCE09, REPO / tensor_core_figures.PARTS_TXT):
+                   REPO / tensor_core_figures.SOURCE09, REPO / tensor_core_figures.PARTS_TXT,
+                   REPO / tensor_core_figures.SPLIT_HEADER):
         target = Path(root) / source.relative_to(REPO)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
@@ -241,6 +242,21 @@ class TensorCoreFiguresTest(unittest.TestCase):
         self.assertEqual(cost(2, 132, 64, 128, (132, 7968)), 130547712)
         self.assertEqual(cost(1, 132, 128, 256, plan_split_k(1, 132, 1 << 20, 16, 4)), 260571136)
         self.assertEqual(cost(128, 132, 128, 256, (1, 2048)), cost(512, 132, 64, 128, (1, 2048)))
+
+    def test_the_split_limit_is_read_from_common_split_k(self):
+        # kMaxSplits comes from the header (here 256), never a copy: a header that says
+        # otherwise moves the plan's cap, one without it is a usage error.
+        self.assertEqual(tensor_core_figures.read_max_splits(REPO), 256)
+        self.assertEqual(tensor_core_figures.max_splits(), 256)
+        with tempfile.TemporaryDirectory() as tmp:
+            header = Path(tmp) / "common" / "split_k.h"
+            header.parent.mkdir()
+            text = (REPO / "common" / "split_k.h").read_text()
+            header.write_text(text.replace("kMaxSplits = 256;", "kMaxSplits = 64;"))
+            self.assertEqual(tensor_core_figures.read_max_splits(Path(tmp)), 64)
+            header.write_text(text.replace("kMaxSplits = 256;", "kMaxSlices = 256;"))
+            with self.assertRaisesRegex(tensor_core_figures.UsageError, "kMaxSplits"):
+                tensor_core_figures.read_max_splits(Path(tmp))
 
     def test_rounds_plan_mirrors_common_split_k(self):
         # The cases of tests/host/split_k_test.cpp's RoundsCutKWhereTheLastRoundIdles, with 09's
