@@ -104,7 +104,7 @@ examples:
   python3 scripts/shapes.py --chapters 08 09 --extra          # issue 16: shapes_08_09.*
   python3 scripts/shapes.py --chapters 09 --shapes "8,4096,4096;4096,4096,4096"
   python3 scripts/shapes.py --chapters 12 13 14 --suite hopper  # issue 18: shapes_hopper_12_13_14.*
-  python3 scripts/shapes.py --suite heldout11 --check-floors  # issue 19: shapes_heldout11.*
+  python3 scripts/shapes.py --suite {judged} --check-floors  # issue 19: shapes_{judged}.*
 
 exit codes: 0 every shape verified, 1 a chapter computed a wrong result (or, with
             --check-floors, a floor of chapter 07, or with --chapters one of
@@ -136,9 +136,9 @@ SUITE = [
 ]
 
 # Chapter 07's floors: % of cuBLAS by size, the geometric mean, and 07 against 06. Issue 10 set
-# them on SUITE; issue 19 sets the same numbers on the held-out suite (HELDOUT11_SUITE, its
-# eleventh draw; the first ten are watched), whose figures alone then count (CHAPTER_FLOORS holds
-# both; floors() checks them in the default run).
+# them on SUITE; issue 19 sets the same numbers on the held-out suite's newest draw (JUDGED_DRAW,
+# the last of HELDOUT_DRAWS; the earlier draws are watched), whose figures alone then count
+# (CHAPTER_FLOORS holds both; floors() checks them in the default run).
 BIG_MACS = 2 ** 30
 FLOOR_BIG, FLOOR_SMALL, FLOOR_GEOMEAN, FLOOR_VS_06 = 90.0, 75.0, 97.0, 0.98
 # "07 equal to 06 at 4096^3 and 8192^3" (both issues) is a floor of the suites that hold those
@@ -423,13 +423,9 @@ def heldout_draws(seed=HELDOUT_SEED, seen=()):
 
 
 def heldout_suite(seed=HELDOUT_SEED, seen=()):
-    """[(M, N, K, group)] drawn with `seed`: HELDOUT_SUITE for HELDOUT_SEED, HELDOUT2_SUITE for
-    HELDOUT2_SEED with HELDOUT_SUITE seen, HELDOUT3_SUITE for HELDOUT3_SEED with both seen,
-    HELDOUT4_SUITE for HELDOUT4_SEED with all three seen, HELDOUT5_SUITE for HELDOUT5_SEED with
-    all four seen, HELDOUT6_SUITE for HELDOUT6_SEED with all five seen, HELDOUT7_SUITE for
-    HELDOUT7_SEED with all six seen, HELDOUT8_SUITE for HELDOUT8_SEED with all seven seen,
-    HELDOUT9_SUITE for HELDOUT9_SEED with all eight seen, HELDOUT10_SUITE for HELDOUT10_SEED with
-    all nine seen, HELDOUT11_SUITE for HELDOUT11_SEED with all ten seen."""
+    """[(M, N, K, group)] drawn with `seed`: HELDOUT_SUITE for HELDOUT_SEED, and the n-th draw's
+    HELDOUT<n>_SUITE for HELDOUT<n>_SEED with the first n - 1 draws' shapes seen (HELDOUT_DRAWS
+    lists the draws in order)."""
     return [draw[:4] for draw in heldout_draws(seed, seen)]
 
 
@@ -1218,25 +1214,64 @@ HELDOUT11_SUITE = [
     (281, 3501, 285, "unaligned"),  # odd M, N and K
     (3889, 9589, 359, "unaligned"),  # odd M, N and K
 ]
+# Issue 19's held-out draws in draw order, (name, suite): a new draw is its literal block above
+# and one line here. The newest is where 07's floors are judged (JUDGED_DRAW, CHAPTER_FLOORS); the
+# earlier ones were watched, so they are fitting data since. SUITES, SUITE_TITLES and --suite's
+# help follow from this table.
+HELDOUT_DRAWS = (
+    (HELDOUT, HELDOUT_SUITE),
+    (HELDOUT2, HELDOUT2_SUITE),
+    (HELDOUT3, HELDOUT3_SUITE),
+    (HELDOUT4, HELDOUT4_SUITE),
+    (HELDOUT5, HELDOUT5_SUITE),
+    (HELDOUT6, HELDOUT6_SUITE),
+    (HELDOUT7, HELDOUT7_SUITE),
+    (HELDOUT8, HELDOUT8_SUITE),
+    (HELDOUT9, HELDOUT9_SUITE),
+    (HELDOUT10, HELDOUT10_SUITE),
+    (HELDOUT11, HELDOUT11_SUITE),
+)
+JUDGED_DRAW = HELDOUT_DRAWS[-1][0]
+
+
+def ordinal(n):
+    """1 -> 'first', 2 -> 'second', ... 99 -> 'ninety-ninth' (the draws' titles and help)."""
+    ones = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+    tens = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+    if not 1 <= n <= 99:
+        raise ValueError(f"no ordinal word for {n}")
+    words = ones[n] if n < 20 else tens[n // 10] + (f"-{ones[n % 10]}" if n % 10 else "")
+    head, _, last = words.rpartition("-")
+    irregular = {"one": "first", "two": "second", "three": "third", "five": "fifth",
+                 "eight": "eighth", "nine": "ninth", "twelve": "twelfth"}
+    last = irregular.get(last) or (last[:-1] + "ieth" if last.endswith("y") else last + "th")
+    return f"{head}-{last}" if head else last
+
+
+def heldout_help():
+    """--suite's words for the held-out draws: the first and the middle ones watched (fitting
+    data since), the newest where 07's floors are judged, each with its number of shapes."""
+    parts = []
+    for index, (name, suite) in enumerate(HELDOUT_DRAWS):
+        draw, count = ordinal(index + 1), f"{len(suite)} shapes"
+        if name == JUDGED_DRAW:
+            parts.append(f"{name} (its {draw} draw, {count}, where 07's floors are judged)")
+        elif index == 0:
+            parts.append(f"{name} (issue 19's first held-out draw for 07, {count}, fitting data "
+                         "since)")
+        else:
+            parts.append(f"{name} (its {draw} draw, {count}, watched as well)")
+    return ", ".join(parts[:-1]) + (" or " if len(parts) > 1 else "") + parts[-1]
+
+
 # The suites --suite picks from; 07 is the default, and its results keep their names.
 DEFAULT_SUITE = "07"
-SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE, HELDOUT: HELDOUT_SUITE,
-          HELDOUT2: HELDOUT2_SUITE, HELDOUT3: HELDOUT3_SUITE, HELDOUT4: HELDOUT4_SUITE,
-          HELDOUT5: HELDOUT5_SUITE, HELDOUT6: HELDOUT6_SUITE, HELDOUT7: HELDOUT7_SUITE,
-          HELDOUT8: HELDOUT8_SUITE, HELDOUT9: HELDOUT9_SUITE, HELDOUT10: HELDOUT10_SUITE,
-          HELDOUT11: HELDOUT11_SUITE}
+SUITES = {DEFAULT_SUITE: SUITE, "hopper": HOPPER_SUITE, **dict(HELDOUT_DRAWS)}
 SUITE_TITLES = {"hopper": "Hopper suite, issue 18",
-                HELDOUT: "Held-out suite, issue 19, first draw (watched: fitting data since)",
-                HELDOUT2: "Held-out suite, issue 19, second draw (watched: fitting data since)",
-                HELDOUT3: "Held-out suite, issue 19, third draw (watched: fitting data since)",
-                HELDOUT4: "Held-out suite, issue 19, fourth draw (watched: fitting data since)",
-                HELDOUT5: "Held-out suite, issue 19, fifth draw (watched: fitting data since)",
-                HELDOUT6: "Held-out suite, issue 19, sixth draw (watched: fitting data since)",
-                HELDOUT7: "Held-out suite, issue 19, seventh draw (watched: fitting data since)",
-                HELDOUT8: "Held-out suite, issue 19, eighth draw (watched: fitting data since)",
-                HELDOUT9: "Held-out suite, issue 19, ninth draw (watched: fitting data since)",
-                HELDOUT10: "Held-out suite, issue 19, tenth draw (watched: fitting data since)",
-                HELDOUT11: "Held-out suite, issue 19, eleventh draw"}
+                **{name: f"Held-out suite, issue 19, {ordinal(index + 1)} draw"
+                         + ("" if name == JUDGED_DRAW else " (watched: fitting data since)")
+                   for index, (name, _) in enumerate(HELDOUT_DRAWS)}}
 
 
 class Floors(NamedTuple):
@@ -1261,7 +1296,8 @@ class Floors(NamedTuple):
 # shapes and 1.5x in geometric mean (the issue sets no floor on its smaller shapes).
 CHAPTER_FLOORS = {
     "07_any_shape": (Floors(FLOOR_BIG, FLOOR_SMALL, 10, geomean=FLOOR_GEOMEAN),
-                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN, suite=HELDOUT11)),
+                     Floors(FLOOR_BIG, FLOOR_SMALL, 19, geomean=FLOOR_GEOMEAN,
+                            suite=JUDGED_DRAW)),
     "08_tensor_cores": (Floors(40.0, 25.0, 16),),
     "09_3xtf32": (Floors(100.0, 25.0, 16),),
     "13_persistent_clusters": (Floors(85.0, 60.0, 18, suite="hopper"),),
@@ -1317,7 +1353,7 @@ def parse_shapes(text):
 
 
 def parse_args(argv):
-    parser = Parser(description=__doc__, epilog=EXAMPLES,
+    parser = Parser(description=__doc__, epilog=EXAMPLES.format(judged=JUDGED_DRAW),
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sawtooth", type=parse_sawtooth, metavar="START:STOP:STEP",
                         help="square sizes instead of the suite (timing only)")
@@ -1345,21 +1381,7 @@ def parse_args(argv):
                              "names or folder names; writes shapes_<NN>_<NN>.*")
     parser.add_argument("--suite", choices=list(SUITES), default=DEFAULT_SUITE,
                         help="the shapes to run: 07 (chapter 07's suite, the default), hopper "
-                             f"(issue 18's, {len(HOPPER_SUITE)} shapes), heldout (issue 19's "
-                             f"first held-out draw for 07, {len(HELDOUT_SUITE)} shapes, fitting "
-                             f"data since), heldout2 (its second draw, {len(HELDOUT2_SUITE)} "
-                             "shapes, watched as well), heldout3 (its third draw, "
-                             f"{len(HELDOUT3_SUITE)} shapes, watched as well), heldout4 (its "
-                             f"fourth draw, {len(HELDOUT4_SUITE)} shapes, watched as well), "
-                             f"heldout5 (its fifth draw, {len(HELDOUT5_SUITE)} shapes, watched as "
-                             f"well), heldout6 (its sixth draw, {len(HELDOUT6_SUITE)} shapes, "
-                             "watched as well), heldout7 (its seventh draw, "
-                             f"{len(HELDOUT7_SUITE)} shapes, watched as well), heldout8 (its "
-                             f"eighth draw, {len(HELDOUT8_SUITE)} shapes, watched as well), "
-                             f"heldout9 (its ninth draw, {len(HELDOUT9_SUITE)} shapes, watched as "
-                             f"well), heldout10 (its tenth draw, {len(HELDOUT10_SUITE)} shapes, "
-                             "watched as well) or heldout11 (its eleventh draw, "
-                             f"{len(HELDOUT11_SUITE)} shapes, where 07's floors are judged); "
+                             f"(issue 18's, {len(HOPPER_SUITE)} shapes), {heldout_help()}; "
                              "another suite than 07 writes shapes_<suite>.* (06 and 07) or "
                              "shapes_<suite>_<NN>_<NN>.* (--chapters)")
     parser.add_argument("--shapes", type=parse_shapes, action="append", metavar="M,N,K[;M,N,K]",

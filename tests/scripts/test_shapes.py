@@ -1049,6 +1049,83 @@ class Heldout11SuiteTest(Heldout2SuiteTest):
     suite, draw = shapes.HELDOUT11_SUITE, 11
 
 
+class HeldoutDrawsTableTest(unittest.TestCase):
+    """HELDOUT_DRAWS, the one table a new draw is added to: it holds every HELDOUT<n>_SUITE the
+    module defines, in draw order; the newest is JUDGED_DRAW, where 07's floors are; SUITES,
+    SUITE_TITLES and --suite's help follow from it."""
+
+    def defined(self):
+        """[(n, name, suite)] of every module attribute HELDOUT<n>_SUITE (HELDOUT_SUITE: n = 1)."""
+        draws = []
+        for attribute in dir(shapes):
+            match = re.fullmatch(r"HELDOUT(\d*)_SUITE", attribute)
+            if match:
+                n = int(match.group(1) or 1)
+                name = getattr(shapes, "HELDOUT" + match.group(1))
+                draws.append((n, name, getattr(shapes, attribute)))
+        return sorted(draws, key=lambda draw: draw[0])
+
+    def test_every_defined_draw_is_in_the_table_in_order(self):
+        defined = self.defined()
+        self.assertEqual([n for n, _, _ in defined], list(range(1, len(defined) + 1)))
+        self.assertEqual([name for _, name, _ in defined],
+                         ["heldout"] + [f"heldout{n}" for n, _, _ in defined[1:]])
+        self.assertEqual(len(shapes.HELDOUT_DRAWS), len(defined))
+        for (_, name, suite), (table_name, table_suite) in zip(defined, shapes.HELDOUT_DRAWS):
+            self.assertEqual(table_name, name)
+            self.assertIs(table_suite, suite)
+            self.assertIs(shapes.SUITES[name], suite)
+        self.assertEqual(list(shapes.SUITES), [shapes.DEFAULT_SUITE, "hopper"]
+                         + [name for name, _ in shapes.HELDOUT_DRAWS])
+
+    def test_the_newest_draw_is_judged(self):
+        newest = self.defined()[-1][1]
+        self.assertEqual(shapes.JUDGED_DRAW, newest)
+        self.assertEqual(shapes.JUDGED_DRAW, shapes.HELDOUT_DRAWS[-1][0])
+        self.assertEqual([f.suite for f in shapes.CHAPTER_FLOORS["07_any_shape"]],
+                         [shapes.DEFAULT_SUITE, shapes.JUDGED_DRAW])
+        self.assertEqual(shapes.floors_on("07_any_shape", shapes.JUDGED_DRAW).issue, 19)
+        for name, _ in shapes.HELDOUT_DRAWS[:-1]:
+            self.assertIsNone(shapes.floors_on("07_any_shape", name), name)
+
+    def test_titles_watched_then_judged(self):
+        self.assertEqual(shapes.SUITE_TITLES[shapes.HELDOUT],
+                         "Held-out suite, issue 19, first draw (watched: fitting data since)")
+        self.assertEqual(shapes.SUITE_TITLES[shapes.HELDOUT10],
+                         "Held-out suite, issue 19, tenth draw (watched: fitting data since)")
+        self.assertEqual(shapes.SUITE_TITLES[shapes.JUDGED_DRAW],
+                         f"Held-out suite, issue 19, {shapes.ordinal(len(shapes.HELDOUT_DRAWS))} "
+                         "draw")
+        watched = [shapes.SUITE_TITLES[name] for name, _ in shapes.HELDOUT_DRAWS[:-1]]
+        self.assertTrue(all(t.endswith(" draw (watched: fitting data since)") for t in watched))
+        self.assertEqual(shapes.SUITE_TITLES["hopper"], "Hopper suite, issue 18")
+        self.assertNotIn(shapes.DEFAULT_SUITE, shapes.SUITE_TITLES)
+
+    def test_ordinal_words(self):
+        self.assertEqual([shapes.ordinal(n) for n in (1, 2, 3, 5, 8, 9, 11, 12, 20, 21, 42)],
+                         ["first", "second", "third", "fifth", "eighth", "ninth", "eleventh",
+                          "twelfth", "twentieth", "twenty-first", "forty-second"])
+
+    def test_the_help_names_every_draw(self):
+        text = shapes.heldout_help()
+        first, *middle, newest = shapes.HELDOUT_DRAWS
+        self.assertTrue(text.startswith(f"heldout (issue 19's first held-out draw for 07, "
+                                        f"{len(first[1])} shapes, fitting data since), "))
+        for n, (name, suite) in enumerate(middle, 2):
+            self.assertIn(f"{name} (its {shapes.ordinal(n)} draw, {len(suite)} shapes, watched "
+                          "as well)", text)
+        self.assertTrue(text.endswith(f" or {newest[0]} (its "
+                                      f"{shapes.ordinal(len(shapes.HELDOUT_DRAWS))} draw, "
+                                      f"{len(newest[1])} shapes, where 07's floors are judged)"))
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "shapes.py"), "--help"],
+                              capture_output=True, text=True, env=environment())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        flat = " ".join(proc.stdout.split())
+        self.assertIn(" ".join(text.split()), flat)
+        self.assertIn(f"--suite {shapes.JUDGED_DRAW} --check-floors", flat)
+        self.assertIn("{" + ",".join(shapes.SUITES) + "}", flat)
+
+
 class HeldoutFloorsTest(unittest.TestCase):
     """Issue 19's floors for 07 on the held-out suite's eleventh draw: the same numbers as issue 10's; 07 equal
     to 06 at 4096^3 and 8192^3 only on a suite that holds them (the 07 suite)."""
