@@ -18,7 +18,9 @@
 //    even and 4 bytes otherwise, with neighbouring threads on neighbouring addresses (chapter 06
 //    made each thread copy four scattered floats). When N is odd and the model says it pays, B is
 //    first copied once into a workspace whose rows are padded to a multiple of 4 floats, so the
-//    kernel copies B 16 bytes at a time again (C keeps its rows and is written 4 bytes at a time);
+//    kernel copies B 16 bytes at a time again (C keeps its rows and is written 4 bytes at a time;
+//    with split-K the padded problem runs as one whose N is a multiple of 4, and only the
+//    reduction writes C's rows);
 //  - thin problems (M <= 16 or N <= 24) are memory bound and get no tile: three kernels stream
 //    the large operand once (the two few-columns ones through chapter 06's cp.async pipeline),
 //    with K cut into slices until the GPU is full.
