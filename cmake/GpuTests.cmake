@@ -200,9 +200,10 @@ function(sgemm_add_gpu_tests chapter)
   # Chapter 07 only: N odd, shapes for which its launcher (on the H100's model; the host test
   # scripts.shapes checks it) first copies B into rows padded to a multiple of 4 floats
   # (07_any_shape/README.md, "Rows of odd length"): 64 x 128, 128 x 64 and 32 x 128 without
-  # split-K, 64 x 64 in 20 slices, and 128 x 256 with its staged epilogue ("C's rows stay odd")
-  # whole and in 3 slices; beta != 0; memcheck on the smallest (every padded row read and
-  # written inside the workspace).
+  # split-K, 64 x 64 in 20 slices, and 128 x 256 whole (its staged epilogue, "C's rows stay odd")
+  # and in 3 slices (split-K runs the padded problem, "With split-K: the padded problem");
+  # beta != 0; memcheck on the smallest, the 20 slices (every padded row and padded slice read
+  # and written inside the workspace).
   if(chapter STREQUAL "07_any_shape")
     set(padded_m "4095,2047,3001,2049,1025,4097,3153")
     set(padded_n "4097,2049,3001,2051,129,1793,3371")
