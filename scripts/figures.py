@@ -62,6 +62,19 @@ class UsageError(Exception):
 
 # ---- reading the parameters ----------------------------------------------------------------
 
+# Split-K's cap on slices (sgemm::kMaxSplits), read by every script that mirrors a split-K plan.
+SPLIT_HEADER = Path("common") / "split_k.h"
+
+
+def read_max_splits(text):
+    """sgemm::kMaxSplits from the text of common/split_k.h (`inline constexpr int kMaxSplits =
+    <integer>;`)."""
+    found = re.search(r"^\s*inline\s+constexpr\s+int\s+kMaxSplits\s*=\s*(\d+)\s*;", text, re.M)
+    if not found:
+        raise UsageError(f"{SPLIT_HEADER}: no `inline constexpr int kMaxSplits = <integer>;`")
+    return int(found.group(1))
+
+
 def strip_comments(text):
     return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
 

@@ -57,13 +57,13 @@ import textwrap
 from pathlib import Path
 
 from chapters import EXIT_PASS, EXIT_USAGE, EXIT_WRONG, REPO, ArgumentParser, pyplot
-from figures import UsageError, stamp, stamped, strip_comments
+from figures import (SPLIT_HEADER, UsageError, read_max_splits, stamp, stamped,
+                     strip_comments)
 from hopper_figures import (Unknown, alias_struct, braced, evaluate, function_body, normalized,
                             struct_constants)
 
 SCRIPT = "scripts/rounds_figure.py"
 SOURCE = Path("07_any_shape") / "any_shape.cu"
-SPLIT_HEADER = Path("common") / "split_k.h"
 RESULTS = Path("docs") / "results" / "nvidia-h100-80gb-hbm3" / "shapes.json"
 FIGURE = Path("07_any_shape") / "figures" / "two_rounds.png"
 # Bump when the drawing changes without its inputs: the stamp then tells the old figure apart.
@@ -248,11 +248,7 @@ def read_constants(text, split_header):
         kind, value = found[name]
         constants[name] = (number(value, name) if kind == "double" else
                            integer(value, constants, name))
-    splits = re.search(r"^\s*inline\s+constexpr\s+int\s+kMaxSplits\s*=\s*([^;]+);", split_header,
-                       flags=re.M)
-    if not splits:
-        raise UsageError(f"{SPLIT_HEADER}: no `inline constexpr int kMaxSplits = ...;`")
-    constants["kMaxSplits"] = integer(splits.group(1), {}, "kMaxSplits")
+    constants["kMaxSplits"] = read_max_splits(split_header)
     return constants
 
 

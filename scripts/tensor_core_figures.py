@@ -46,8 +46,9 @@ import sys
 from pathlib import Path
 
 from chapters import EXIT_USAGE, REPO, ArgumentParser, pyplot
-from figures import (UsageError, parse_parameters, stamp, stamped, strip_comments, tile_struct,
-                     tile_text)
+from figures import (SPLIT_HEADER, UsageError, parse_parameters, stamp, stamped, strip_comments,
+                     tile_struct, tile_text)
+from figures import read_max_splits as max_splits_of
 
 BANKS = 32
 PROMOTION_CSV = Path("09_3xtf32") / "figures" / "promotion_h100.csv"
@@ -793,17 +794,9 @@ def draw_pipeline08(plt, tile, out):
 
 # Split-K and the tile plan, as common/split_k.h makes them (tests/host/split_k_test.cpp checks
 # the C++; tests/scripts/test_tensor_core_figures.py checks these against its cases).
-SPLIT_HEADER = Path("common") / "split_k.h"
-
-
 def read_max_splits(root):
     """sgemm::kMaxSplits, the most slices plan_split_k makes, from root's common/split_k.h."""
-    path = root / SPLIT_HEADER
-    found = re.search(r"^\s*inline\s+constexpr\s+int\s+kMaxSplits\s*=\s*(\d+)\s*;",
-                      path.read_text(encoding="utf-8"), re.M)
-    if not found:
-        raise UsageError(f"{SPLIT_HEADER}: no `inline constexpr int kMaxSplits = <integer>;`")
-    return int(found.group(1))
+    return max_splits_of((root / SPLIT_HEADER).read_text(encoding="utf-8"))
 
 
 # Read from the header, never copied: main() reads the --root tree's; the plan functions below
@@ -816,6 +809,7 @@ def max_splits():
     if MAX_SPLITS is None:
         MAX_SPLITS = read_max_splits(REPO)
     return MAX_SPLITS
+
 
 H100_SMS = 132
 SPLIT_SHAPES = ((96, 96, 1048576), (8192, 128, 8192))  # (m, n, k) split_k.png draws
