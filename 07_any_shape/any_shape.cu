@@ -939,70 +939,82 @@ __global__ void __launch_bounds__(kThinThreads)
     const int rest = i % ((kCols - n) * kStrideB);
     smem[stage * kStageFloats + kStageA + n * kStrideB + rest] = 0.0f;
   }
-  // Element e = tid + 128 i of a chunk of B (kChunk * n of them) is row e / n, column e % n;
-  // both step by 128 / n and 128 % n from one copy to the next, so no division is needed per
-  // copy.
-  const int b_step_k = kThinThreads / n;
-  const int b_step_j = kThinThreads % n;
-  const int b_k0 = tid / n;
-  const int b_j0 = tid % n;
-  const int b_copies = kChunk == kThinThreads ? n : ceil_div(kChunk * n, kThinThreads);
+  // The copy plan (as the tile kernel's CopyPlan): what a thread copies of a chunk is the same
+  // from chunk to chunk, so its first addresses are computed once and each copy steps from them
+  // by a constant. Computed afresh at every copy (the row clamped, a 64-bit multiply, B's row and
+  // column stepped), an address took 5-10 instructions for A and about 20 for B in the SASS: at
+  // 53993 x 24 x 5333 the kernel issued 444 M instructions for 216 M of FMA (README.md, "The
+  // few-columns kernel's copies").
+  //
+  // A with float4s: kChunk / 4 of them a row; thread t takes float4 t % kQuads of rows t / kQuads,
+  // + kRowStepA, ... (a warp copies 512 consecutive bytes: a row of 128 k, or two of 64 k).
+  // A with floats (K % 4 != 0: rows start anywhere): warp w takes rows w, w + 4, ..., its 32
+  // lanes 32 consecutive k of a row at a time (128 bytes an instruction), kChunk / 32 times.
+  constexpr int kVecA = kVec4 ? 4 : 1;
+  constexpr int kQuads = kChunk / 4;
+  constexpr int kRowStepA = kVec4 ? kThinThreads / kQuads : kThinWarps;
+  constexpr int kCopiesPerRowA = kVec4 ? 1 : kChunk / 32;
+  const int a_row = kVec4 ? tid / kQuads : warp;
+  const int a_k = kVec4 ? 4 * (tid % kQuads) : lane;
+  const float* const a_first = A + static_cast<int64_t>(min(row0 + a_row, m - 1)) * k + a_k;
+  const int64_t a_step = static_cast<int64_t>(kRowStepA) * k;
+  // B: its rows of n floats follow one another, so a chunk is kChunk * n consecutive floats.
+  // Thread t < P n (P = 128 / n rows a pass) copies column t % n of the chunk's rows t / n,
+  // + P, ..., into sB[column][k] (transposed; a warp reads 128 consecutive bytes); the other
+  // threads copy nothing of B. At most kCopiesB a chunk, as n <= kCols.
+  const int b_pass = kThinThreads / n;
+  const int b_k0 = tid < b_pass * n ? tid / n : kChunk;
+  const int b_dst = (tid % n) * kStrideB + b_k0;
+  const int b_step = b_pass * n;
+  constexpr int kCopiesB = ceil_div(kChunk, kThinThreads / kCols);
 
-  // Copies chunk c of the slice into stage s. Rows past M are zero-filled (src-size 0) from row
-  // M - 1; with kPartial (the slice's last chunk, when it is shorter than kChunk) positions past
-  // the slice are zero-filled too, from the matrix's first element. Every other chunk tests
-  // nothing per copy.
-  auto issue = [&](int c, int s, auto partial) {
-    constexpr bool kPartial = decltype(partial)::value;
+  // Copies chunk c of the slice into stage s. kChecked (the slice's last chunk when shorter than
+  // kChunk, and every chunk of a block whose rows reach past M): positions past the slice and
+  // rows past M are zero-filled (src-size 0), read from the matrix's first element. Every other
+  // copy tests nothing.
+  auto issue = [&](int c, int s, auto checked) {
+    constexpr bool kChecked = decltype(checked)::value;
     float* const sA = smem + s * kStageFloats;
     float* const sB = sA + kStageA;
     const int kc = c * kChunk;
-    if constexpr (kVec4) {
-      // kChunk / 4 float4s a row, eight a thread: a warp copies 512 consecutive bytes of A
-      // (one row of 128 k, or two rows' 256 bytes).
-      constexpr int kQuads = kChunk / 4;
-      constexpr int kRowsPerPass = kThinThreads / kQuads;
-      const int q = tid % kQuads;
-      const bool k_ok = !kPartial || kc + 4 * q < k_len;  // a float4 is wholly in or out
+    // One running address each for A and B: left to itself, the compiler recomputes every
+    // copy's address from the kernel parameter (a 64-bit multiply-add and more per copy).
+    const float* a_src = a_first + kc;
+    asm("" : "+l"(a_src));
 #pragma unroll
-      for (int i = 0; i < kRows / kRowsPerPass; ++i) {
-        const int r = tid / kQuads + kRowsPerPass * i;
-        const bool ok = k_ok && row0 + r < m;
-        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + 4 * q;
-        copy_async<4>(sA + r * kChunk + 4 * q, kPartial && !k_ok ? A : src, ok);
+    for (int i = 0; i < kRows / kRowStepA; ++i) {
+      const int r = a_row + kRowStepA * i;
+#pragma unroll
+      for (int j = 0; j < kCopiesPerRowA; ++j) {
+        float* const dst = sA + r * kChunk + a_k + 32 * j;
+        if constexpr (kChecked) {
+          // A float4 is wholly in or out: k_len is a multiple of 4 when kVec4.
+          const int kk = kc + a_k + 32 * j;
+          const bool ok = row0 + r < m && kk < k_len;
+          copy_async<kVecA>(dst, ok ? A + static_cast<int64_t>(row0 + r) * k + kk : A, ok);
+        } else {
+          copy_async<kVecA>(dst, a_src + 32 * j, true);
+        }
       }
-    } else {
-      // K % 4 != 0: rows of A start anywhere, so one float a copy; thread t takes k = t % kChunk
-      // of every kThinThreads / kChunk-th row (a warp reads 128 consecutive bytes of a row).
-      constexpr int kRowStep = kThinThreads / kChunk;
-      const int kk = kChunk == kThinThreads ? tid : tid % kChunk;
-      const int r0 = kChunk == kThinThreads ? 0 : tid / kChunk;
-      const bool k_ok = !kPartial || kc + kk < k_len;
-#pragma unroll 8
-      for (int r = r0; r < kRows; r += kRowStep) {
-        const bool ok = k_ok && row0 + r < m;
-        const float* src = A + static_cast<int64_t>(min(row0 + r, m - 1)) * k + kc + kk;
-        copy_async<1>(sA + r * kChunk + kk, kPartial && !k_ok ? A : src, ok);
-      }
+      a_src += a_step;
     }
     const float* b_src = B + static_cast<int64_t>(kc) * n + tid;
-    int kk = b_k0, j = b_j0;
-    for (int i = 0; i < b_copies; ++i) {
-      if (kChunk != kThinThreads && kk >= kChunk) break;  // past the chunk's kChunk * n
-      const bool ok = !kPartial || kc + kk < k_len;
-      copy_async<1>(sB + j * kStrideB + kk, ok ? b_src : B, ok);
-      b_src += kThinThreads;
-      kk += b_step_k;
-      j += b_step_j;
-      if (j >= n) {
-        j -= n;
-        ++kk;
-      }
+    asm("" : "+l"(b_src));
+    float* b_to = sB + b_dst;
+    int kk = b_k0;
+#pragma unroll
+    for (int i = 0; i < kCopiesB; ++i) {
+      const bool ok = !kChecked || kc + kk < k_len;
+      if (kk < kChunk) copy_async<1>(b_to, ok ? b_src : B, ok);
+      b_src += b_step;
+      b_to += b_pass;
+      kk += b_pass;
     }
   };
+  const bool edge = row0 + kRows > m;
   const bool last_partial = k_len % kChunk != 0;
   auto issue_chunk = [&](int c, int s) {
-    if (last_partial && c == chunks - 1) {
+    if (edge || (last_partial && c == chunks - 1)) {
       issue(c, s, std::true_type{});
     } else {
       issue(c, s, std::false_type{});
