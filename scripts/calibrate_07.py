@@ -4,12 +4,13 @@
 (the tiles' shares of the FP32 peak, their rates with fewer blocks, as one column and with N odd,
 the fill, split-K's launch and bandwidth shares, the margin that keeps chapter 06's plan) comes
 from runs this script makes, on shapes it builds from each tile's size and the SM count. None of
-them is a shape of the held-out suite (the eleventh draw, --suite heldout11 of
-scripts/shapes.py; the second to tenth were watched while the few-columns kernel, the padded-B
+them is a shape of the held-out suite (the twelfth draw, --suite heldout12 of
+scripts/shapes.py; the second to eleventh were watched while the few-columns kernel, the padded-B
 epilogue, the column shares, the few-rows kernel, the copies of B rows that are not 16-byte
 aligned, the wide few-columns kernel, the kernels for N odd (4-byte copies of B in two stages,
 the staged epilogue of 128 x 256, the per-tile odd share), the split kernels' moved-up bottom
-row, the model's trying every split count and the padded copy of B under split-K were written),
+row, the model's trying every split count, the padded copy of B under split-K and the
+few-columns kernel's copy plan were written),
 and no suite's shape is tuned on: the fitting shapes (the 07 suite and the first held-out draw)
 only measure the model's error, which sets the margin.
 

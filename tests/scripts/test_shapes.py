@@ -1049,6 +1049,10 @@ class Heldout11SuiteTest(Heldout2SuiteTest):
     suite, draw = shapes.HELDOUT11_SUITE, 11
 
 
+class Heldout12SuiteTest(Heldout2SuiteTest):
+    suite, draw = shapes.HELDOUT12_SUITE, 12
+
+
 class HeldoutDrawsTableTest(unittest.TestCase):
     """HELDOUT_DRAWS, the one table a new draw is added to: it holds every HELDOUT<n>_SUITE the
     module defines, in draw order; the newest is JUDGED_DRAW, where 07's floors are; SUITES,
@@ -1127,18 +1131,18 @@ class HeldoutDrawsTableTest(unittest.TestCase):
 
 
 class HeldoutFloorsTest(unittest.TestCase):
-    """Issue 19's floors for 07 on the held-out suite's eleventh draw: the same numbers as issue 10's; 07 equal
+    """Issue 19's floors for 07 on the held-out suite's twelfth draw: the same numbers as issue 10's; 07 equal
     to 06 at 4096^3 and 8192^3 only on a suite that holds them (the 07 suite)."""
 
-    BIG, SMALL = (433, 18176, 4544), (12, 1280, 5120)  # eleventh draw: large, smaller
+    BIG, SMALL = (32768, 4544, 4544), (16, 2304, 768)  # twelfth draw: large, smaller
 
-    def results(self, values, suite="heldout11", counted=None):
+    def results(self, values, suite="heldout12", counted=None):
         return {label: (holds, detail)
                 for label, holds, detail in shapes.floors(heldout_rows(values), suite, counted)}
 
     def test_issue_19_floors(self):
-        self.assertEqual(shapes.floors_on("07_any_shape", "heldout11"),
-                         shapes.Floors(90.0, 75.0, 19, geomean=97.0, suite="heldout11"))
+        self.assertEqual(shapes.floors_on("07_any_shape", "heldout12"),
+                         shapes.Floors(90.0, 75.0, 19, geomean=97.0, suite="heldout12"))
         results = self.results({self.BIG: (95, 96), self.SMALL: (80, 99)})
         self.assertEqual(list(results), ["07 >= 90 % of cuBLAS where M*N*K >= 2^30",
                                          "07 >= 75 % of cuBLAS on the smaller shapes",
@@ -1148,7 +1152,7 @@ class HeldoutFloorsTest(unittest.TestCase):
 
     def test_equal_at_4096_and_8192_only_where_the_suite_holds_them(self):
         self.assertEqual(shapes.equal_shapes("07"), shapes.EQUAL_TO_06)
-        self.assertEqual(shapes.equal_shapes("heldout11"), [])
+        self.assertEqual(shapes.equal_shapes("heldout12"), [])
         # 4096^3 measured in a held-out run (with --shapes) is no floor there.
         values = {self.BIG: (95, 96), (4096,) * 3: (90, 99)}
         self.assertFalse(any("equal" in label for label in self.results(values)))
@@ -1179,36 +1183,36 @@ class HeldoutFloorsTest(unittest.TestCase):
     def test_chapters_runs_report_07s_held_out_floors(self):
         rows = heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)})
         labels = [label for _, label, _, _ in shapes.chapter_floors(rows, shapes.CHAPTERS,
-                                                                    suite="heldout11")]
+                                                                    suite="heldout12")]
         self.assertEqual(labels, ["07 >= 90 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 19)",
                                   "07 >= 75 % of cuBLAS FP32 on the smaller shapes (issue 19)",
                                   "07's geometric mean >= 97 % of cuBLAS FP32 (issue 19)"])
-        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "heldout11"), HOPPER)
+        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "heldout12"), HOPPER)
         self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "hopper"),
                          ["07_any_shape"])
 
     def test_file_names(self):
-        self.assertEqual(shapes.results_stem(None, "heldout11"), "shapes_heldout11")
+        self.assertEqual(shapes.results_stem(None, "heldout12"), "shapes_heldout12")
         self.assertEqual(shapes.results_stem([], "07"), "shapes")
-        self.assertEqual(shapes.results_stem(shapes.CHAPTERS, "heldout11"),
-                         "shapes_heldout11_06_07")
+        self.assertEqual(shapes.results_stem(shapes.CHAPTERS, "heldout12"),
+                         "shapes_heldout12_06_07")
 
     def test_tables(self):
         document = {
-            "device": H100, "suite_name": "heldout11",
+            "device": H100, "suite_name": "heldout12",
             "environment": {"date": "d", "command": "c", "git_commit": None, "git_dirty": None},
             "suite": [[*self.BIG, "layer"], [*self.SMALL, "small M"]],
             "rows": heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)}),
         }
         text = shapes.render_suite(document)
-        self.assertIn("# Shape suite (Held-out suite, issue 19, eleventh draw): chapters 06 and 07 against cuBLAS",
+        self.assertIn("# Shape suite (Held-out suite, issue 19, twelfth draw): chapters 06 and 07 against cuBLAS",
                       text)
-        self.assertIn("- Suite: `--suite heldout11` (Held-out suite, issue 19, eleventh draw)",
+        self.assertIn("- Suite: `--suite heldout12` (Held-out suite, issue 19, twelfth draw)",
                       text)
         self.assertIn("- 07 equal to 06 at 4096³ and 8192³ (issue 19): not shapes of this suite; "
                       "the run of the default suite (`python3 scripts/shapes.py`) checks it.", text)
         self.assertIn("## Chapter 07's floors (issue 19)", text)
-        self.assertIn("| 12×1280×5120 | small M |", text)
+        self.assertIn("| 16×2304×768 | small M |", text)
         self.assertNotIn("**no**", text)
         # Issue 16's rows (--extra) are shown, counted in neither the floors nor the means.
         document["suite"].append([1, 8192, 8192, "issue16"])
@@ -1224,11 +1228,11 @@ class HeldoutFloorsTest(unittest.TestCase):
         # On a --chapters table of another suite, 07's floors are named with both suites.
         document["chapters"] = [{"chapter": "07_any_shape"}]
         self.assertIn("- Not evaluated on this suite: the floors of 07 (issue 10, --suite 07; "
-                      "issue 19, --suite heldout11).", shapes.render_chapters(document))
+                      "issue 19, --suite heldout12).", shapes.render_chapters(document))
 
 
 class HeldoutRunTest(unittest.TestCase):
-    """Whole --suite heldout11 runs of 06 and 07 against fake chapter binaries."""
+    """Whole --suite heldout12 runs of 06 and 07 against fake chapter binaries."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -1253,45 +1257,45 @@ class HeldoutRunTest(unittest.TestCase):
         proc = self.run_shapes("--shapes", "256,256,256")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         default = self.files()
-        proc = self.run_shapes("--suite", "heldout11", "--samples", "5")
+        proc = self.run_shapes("--suite", "heldout12", "--samples", "5")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         after = self.files()
         for name, data in default.items():
             self.assertEqual(after[name], data, name)
-        document = json.loads((self.results / "shapes_heldout11.json").read_text())
-        self.assertEqual(document["suite_name"], "heldout11")
-        self.assertEqual(document["suite"], [list(s) for s in shapes.HELDOUT11_SUITE])
-        self.assertEqual(len(document["rows"]), 2 * len(shapes.HELDOUT11_SUITE))
-        self.assertIn("--suite heldout11", document["environment"]["command"])
+        document = json.loads((self.results / "shapes_heldout12.json").read_text())
+        self.assertEqual(document["suite_name"], "heldout12")
+        self.assertEqual(document["suite"], [list(s) for s in shapes.HELDOUT12_SUITE])
+        self.assertEqual(len(document["rows"]), 2 * len(shapes.HELDOUT12_SUITE))
+        self.assertIn("--suite heldout12", document["environment"]["command"])
         # The fake 07 is slow (10 % of the peak): its floors do not hold; no equal-to-06 floor.
         self.assertEqual({f["chapter"] for f in document["floors"]}, {"07_any_shape"})
         self.assertEqual(len(document["floors"]), 4)
         self.assertFalse(all(f["holds"] for f in document["floors"]))
-        table = (self.results / "shapes_heldout11.md").read_text()
+        table = (self.results / "shapes_heldout12.md").read_text()
         self.assertEqual(proc.stdout, table)
-        self.assertTrue(table.startswith("# Shape suite (Held-out suite, issue 19, eleventh draw): chapters 06 "))
-        self.assertIn("| 54×32840×2287 | wide |", table)
+        self.assertTrue(table.startswith("# Shape suite (Held-out suite, issue 19, twelfth draw): chapters 06 "))
+        self.assertIn("| 32×154148×1129 | wide |", table)
         self.assertEqual(json.loads((self.results / "shapes.json").read_text())["suite_name"], "07")
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             return
-        self.assertEqual((self.results / "figures" / "shapes_heldout11.png").read_bytes()[:8],
+        self.assertEqual((self.results / "figures" / "shapes_heldout12.png").read_bytes()[:8],
                          b"\x89PNG\r\n\x1a\n")
         self.assertIn("figures/shapes.png", default)
         # --render-only --suite heldout redraws the held-out files from their JSON.
-        (self.results / "shapes_heldout11.md").unlink()
-        proc = self.run_shapes("--render-only", "--suite", "heldout11")
+        (self.results / "shapes_heldout12.md").unlink()
+        proc = self.run_shapes("--render-only", "--suite", "heldout12")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual((self.results / "shapes_heldout11.md").read_text(), table)
+        self.assertEqual((self.results / "shapes_heldout12.md").read_text(), table)
 
     def test_check_floors_on_each_suite(self):
         # The fake 07 at 9x its speed: 98-115 % of cuBLAS FP32 everywhere, 1.29x the fake 06.
         fast = {"FAKE_CHAPTER_SPEED": "07_any_shape=9"}
-        proc = self.run_shapes("--suite", "heldout11", "--check-floors", **fast)
+        proc = self.run_shapes("--suite", "heldout12", "--check-floors", **fast)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertTrue(all(f["holds"] for f in json.loads(
-            (self.results / "shapes_heldout11.json").read_text())["floors"]))
+            (self.results / "shapes_heldout12.json").read_text())["floors"]))
         # On the 07 suite 1.29x 06 at 4096^3 is not "equal": the floor that only that suite has.
         proc = self.run_shapes("--check-floors", **fast)
         self.assertEqual(proc.returncode, 1, proc.stderr)
@@ -1301,31 +1305,31 @@ class HeldoutRunTest(unittest.TestCase):
         self.assertEqual(failing, ["07 equal to 06 at 4096³ (within 2 %)",
                                    "07 equal to 06 at 8192³ (within 2 %)"])
         # At its own speed the fake 07 misses the held-out floors.
-        proc = self.run_shapes("--suite", "heldout11", "--check-floors")
+        proc = self.run_shapes("--suite", "heldout12", "--check-floors")
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn("floors: some do not hold (see shapes_heldout11.md)", proc.stderr)
+        self.assertIn("floors: some do not hold (see shapes_heldout12.md)", proc.stderr)
 
     def test_shapes_and_extra(self):
-        proc = self.run_shapes("--suite", "heldout11", "--shapes", "12,1280,5120;433,18176,4544",
+        proc = self.run_shapes("--suite", "heldout12", "--shapes", "16,2304,768;32768,4544,4544",
                                "--shapes", "7,7,7", "--extra", "--check-floors",
                                FAKE_CHAPTER_SPEED="07_any_shape=9")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        document = json.loads((self.results / "shapes_heldout11.json").read_text())
-        self.assertEqual(document["suite"], [[12, 1280, 5120, "small M"],
-                                             [433, 18176, 4544, "layer"], [7, 7, 7, "custom"]]
+        document = json.loads((self.results / "shapes_heldout12.json").read_text())
+        self.assertEqual(document["suite"], [[16, 2304, 768, "small M"],
+                                             [32768, 4544, 4544, "layer"], [7, 7, 7, "custom"]]
                          + [list(s) for s in shapes.EXTRA])
-        table = (self.results / "shapes_heldout11.md").read_text()
+        table = (self.results / "shapes_heldout12.md").read_text()
         self.assertIn("| 1×8192×8192 | issue16 |", table)
         self.assertIn("count in neither the floors nor the geometric means", table)
 
     def test_chapters_on_the_heldout_suite(self):
-        proc = self.run_shapes("--chapters", "06", "07", "--suite", "heldout11")
+        proc = self.run_shapes("--chapters", "06", "07", "--suite", "heldout12")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        document = json.loads((self.results / "shapes_heldout11_06_07.json").read_text())
-        self.assertEqual(document["suite_name"], "heldout11")
+        document = json.loads((self.results / "shapes_heldout12_06_07.json").read_text())
+        self.assertEqual(document["suite_name"], "heldout12")
         self.assertEqual([f["floor"].rsplit(" (", 1)[1] for f in document["floors"]],
                          ["issue 19)"] * 3)
-        self.assertFalse((self.results / "shapes_heldout11.json").exists())
+        self.assertFalse((self.results / "shapes_heldout12.json").exists())
 
 
 if __name__ == "__main__":
