@@ -977,8 +977,9 @@ __global__ void __launch_bounds__(kThinThreads)
     float* const sA = smem + s * kStageFloats;
     float* const sB = sA + kStageA;
     const int kc = c * kChunk;
-    // One running address each for A and B: left to itself, the compiler recomputes every
-    // copy's address from the kernel parameter (a 64-bit multiply-add and more per copy).
+    // One running address each for A and B. The empty asm hides where the address came from:
+    // left to itself, the compiler rebuilds every copy's address from the kernel parameter (a
+    // 64-bit multiply-add and more per copy) instead of stepping one register.
     const float* a_src = a_first + kc;
     asm("" : "+l"(a_src));
 #pragma unroll
