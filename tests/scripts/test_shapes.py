@@ -1130,19 +1130,38 @@ class HeldoutDrawsTableTest(unittest.TestCase):
         self.assertIn("{" + ",".join(shapes.SUITES) + "}", flat)
 
 
+# The judged draw (shapes.JUDGED_DRAW, the newest of HELDOUT_DRAWS): the tests below follow it, so
+# a new draw needs no edit here.
+JUDGED = shapes.JUDGED_DRAW
+JUDGED_SUITE = shapes.SUITES[JUDGED]
+JUDGED_TITLE = f"Held-out suite, issue 19, {shapes.ordinal(len(shapes.HELDOUT_DRAWS))} draw"
+
+
+def judged_shape(group, large):
+    """(M, N, K) of the judged draw's first `group` shape of 2^30 multiply-adds or more (large) or
+    fewer."""
+    return next(tuple(s[:3]) for s in JUDGED_SUITE
+                if s[3] == group and shapes.is_large(s[:3]) == large)
+
+
+def shape_text(shape):
+    """A non-square shape as the tables write it: M×N×K."""
+    return "×".join(map(str, shape))
+
+
 class HeldoutFloorsTest(unittest.TestCase):
-    """Issue 19's floors for 07 on the held-out suite's twelfth draw: the same numbers as issue 10's; 07 equal
-    to 06 at 4096^3 and 8192^3 only on a suite that holds them (the 07 suite)."""
+    """Issue 19's floors for 07 on the held-out suite's judged draw: the same numbers as issue 10's;
+    07 equal to 06 at 4096^3 and 8192^3 only on a suite that holds them (the 07 suite)."""
 
-    BIG, SMALL = (32768, 4544, 4544), (16, 2304, 768)  # twelfth draw: large, smaller
+    BIG, SMALL = judged_shape("layer", True), judged_shape("small M", False)
 
-    def results(self, values, suite="heldout12", counted=None):
+    def results(self, values, suite=JUDGED, counted=None):
         return {label: (holds, detail)
                 for label, holds, detail in shapes.floors(heldout_rows(values), suite, counted)}
 
     def test_issue_19_floors(self):
-        self.assertEqual(shapes.floors_on("07_any_shape", "heldout12"),
-                         shapes.Floors(90.0, 75.0, 19, geomean=97.0, suite="heldout12"))
+        self.assertEqual(shapes.floors_on("07_any_shape", JUDGED),
+                         shapes.Floors(90.0, 75.0, 19, geomean=97.0, suite=JUDGED))
         results = self.results({self.BIG: (95, 96), self.SMALL: (80, 99)})
         self.assertEqual(list(results), ["07 >= 90 % of cuBLAS where M*N*K >= 2^30",
                                          "07 >= 75 % of cuBLAS on the smaller shapes",
@@ -1152,7 +1171,7 @@ class HeldoutFloorsTest(unittest.TestCase):
 
     def test_equal_at_4096_and_8192_only_where_the_suite_holds_them(self):
         self.assertEqual(shapes.equal_shapes("07"), shapes.EQUAL_TO_06)
-        self.assertEqual(shapes.equal_shapes("heldout12"), [])
+        self.assertEqual(shapes.equal_shapes(JUDGED), [])
         # 4096^3 measured in a held-out run (with --shapes) is no floor there.
         values = {self.BIG: (95, 96), (4096,) * 3: (90, 99)}
         self.assertFalse(any("equal" in label for label in self.results(values)))
@@ -1183,36 +1202,33 @@ class HeldoutFloorsTest(unittest.TestCase):
     def test_chapters_runs_report_07s_held_out_floors(self):
         rows = heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)})
         labels = [label for _, label, _, _ in shapes.chapter_floors(rows, shapes.CHAPTERS,
-                                                                    suite="heldout12")]
+                                                                    suite=JUDGED)]
         self.assertEqual(labels, ["07 >= 90 % of cuBLAS FP32 where M*N*K >= 2^30 (issue 19)",
                                   "07 >= 75 % of cuBLAS FP32 on the smaller shapes (issue 19)",
                                   "07's geometric mean >= 97 % of cuBLAS FP32 (issue 19)"])
-        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "heldout12"), HOPPER)
+        self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, JUDGED), HOPPER)
         self.assertEqual(shapes.floors_elsewhere(shapes.CHAPTERS + HOPPER, "hopper"),
                          ["07_any_shape"])
 
     def test_file_names(self):
-        self.assertEqual(shapes.results_stem(None, "heldout12"), "shapes_heldout12")
+        self.assertEqual(shapes.results_stem(None, JUDGED), f"shapes_{JUDGED}")
         self.assertEqual(shapes.results_stem([], "07"), "shapes")
-        self.assertEqual(shapes.results_stem(shapes.CHAPTERS, "heldout12"),
-                         "shapes_heldout12_06_07")
+        self.assertEqual(shapes.results_stem(shapes.CHAPTERS, JUDGED), f"shapes_{JUDGED}_06_07")
 
     def test_tables(self):
         document = {
-            "device": H100, "suite_name": "heldout12",
+            "device": H100, "suite_name": JUDGED,
             "environment": {"date": "d", "command": "c", "git_commit": None, "git_dirty": None},
             "suite": [[*self.BIG, "layer"], [*self.SMALL, "small M"]],
             "rows": heldout_rows({self.BIG: (95, 96), self.SMALL: (80, 99)}),
         }
         text = shapes.render_suite(document)
-        self.assertIn("# Shape suite (Held-out suite, issue 19, twelfth draw): chapters 06 and 07 against cuBLAS",
-                      text)
-        self.assertIn("- Suite: `--suite heldout12` (Held-out suite, issue 19, twelfth draw)",
-                      text)
+        self.assertIn(f"# Shape suite ({JUDGED_TITLE}): chapters 06 and 07 against cuBLAS", text)
+        self.assertIn(f"- Suite: `--suite {JUDGED}` ({JUDGED_TITLE})", text)
         self.assertIn("- 07 equal to 06 at 4096³ and 8192³ (issue 19): not shapes of this suite; "
                       "the run of the default suite (`python3 scripts/shapes.py`) checks it.", text)
         self.assertIn("## Chapter 07's floors (issue 19)", text)
-        self.assertIn("| 16×2304×768 | small M |", text)
+        self.assertIn(f"| {shape_text(self.SMALL)} | small M |", text)
         self.assertNotIn("**no**", text)
         # Issue 16's rows (--extra) are shown, counted in neither the floors nor the means.
         document["suite"].append([1, 8192, 8192, "issue16"])
@@ -1228,11 +1244,11 @@ class HeldoutFloorsTest(unittest.TestCase):
         # On a --chapters table of another suite, 07's floors are named with both suites.
         document["chapters"] = [{"chapter": "07_any_shape"}]
         self.assertIn("- Not evaluated on this suite: the floors of 07 (issue 10, --suite 07; "
-                      "issue 19, --suite heldout12).", shapes.render_chapters(document))
+                      f"issue 19, --suite {JUDGED}).", shapes.render_chapters(document))
 
 
 class HeldoutRunTest(unittest.TestCase):
-    """Whole --suite heldout12 runs of 06 and 07 against fake chapter binaries."""
+    """Whole --suite runs of the judged draw, 06 and 07 against fake chapter binaries."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -1257,45 +1273,46 @@ class HeldoutRunTest(unittest.TestCase):
         proc = self.run_shapes("--shapes", "256,256,256")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         default = self.files()
-        proc = self.run_shapes("--suite", "heldout12", "--samples", "5")
+        proc = self.run_shapes("--suite", JUDGED, "--samples", "5")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         after = self.files()
         for name, data in default.items():
             self.assertEqual(after[name], data, name)
-        document = json.loads((self.results / "shapes_heldout12.json").read_text())
-        self.assertEqual(document["suite_name"], "heldout12")
-        self.assertEqual(document["suite"], [list(s) for s in shapes.HELDOUT12_SUITE])
-        self.assertEqual(len(document["rows"]), 2 * len(shapes.HELDOUT12_SUITE))
-        self.assertIn("--suite heldout12", document["environment"]["command"])
+        document = json.loads((self.results / f"shapes_{JUDGED}.json").read_text())
+        self.assertEqual(document["suite_name"], JUDGED)
+        self.assertEqual(document["suite"], [list(s) for s in JUDGED_SUITE])
+        self.assertEqual(len(document["rows"]), 2 * len(JUDGED_SUITE))
+        self.assertIn(f"--suite {JUDGED}", document["environment"]["command"])
         # The fake 07 is slow (10 % of the peak): its floors do not hold; no equal-to-06 floor.
         self.assertEqual({f["chapter"] for f in document["floors"]}, {"07_any_shape"})
         self.assertEqual(len(document["floors"]), 4)
         self.assertFalse(all(f["holds"] for f in document["floors"]))
-        table = (self.results / "shapes_heldout12.md").read_text()
+        table = (self.results / f"shapes_{JUDGED}.md").read_text()
         self.assertEqual(proc.stdout, table)
-        self.assertTrue(table.startswith("# Shape suite (Held-out suite, issue 19, twelfth draw): chapters 06 "))
-        self.assertIn("| 32×154148×1129 | wide |", table)
+        self.assertTrue(table.startswith(f"# Shape suite ({JUDGED_TITLE}): chapters 06 "))
+        wide = next(s for s in JUDGED_SUITE if s[3] == "wide")
+        self.assertIn(f"| {shape_text(wide[:3])} | wide |", table)
         self.assertEqual(json.loads((self.results / "shapes.json").read_text())["suite_name"], "07")
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             return
-        self.assertEqual((self.results / "figures" / "shapes_heldout12.png").read_bytes()[:8],
+        self.assertEqual((self.results / "figures" / f"shapes_{JUDGED}.png").read_bytes()[:8],
                          b"\x89PNG\r\n\x1a\n")
         self.assertIn("figures/shapes.png", default)
         # --render-only --suite heldout redraws the held-out files from their JSON.
-        (self.results / "shapes_heldout12.md").unlink()
-        proc = self.run_shapes("--render-only", "--suite", "heldout12")
+        (self.results / f"shapes_{JUDGED}.md").unlink()
+        proc = self.run_shapes("--render-only", "--suite", JUDGED)
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual((self.results / "shapes_heldout12.md").read_text(), table)
+        self.assertEqual((self.results / f"shapes_{JUDGED}.md").read_text(), table)
 
     def test_check_floors_on_each_suite(self):
         # The fake 07 at 9x its speed: 98-115 % of cuBLAS FP32 everywhere, 1.29x the fake 06.
         fast = {"FAKE_CHAPTER_SPEED": "07_any_shape=9"}
-        proc = self.run_shapes("--suite", "heldout12", "--check-floors", **fast)
+        proc = self.run_shapes("--suite", JUDGED, "--check-floors", **fast)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertTrue(all(f["holds"] for f in json.loads(
-            (self.results / "shapes_heldout12.json").read_text())["floors"]))
+            (self.results / f"shapes_{JUDGED}.json").read_text())["floors"]))
         # On the 07 suite 1.29x 06 at 4096^3 is not "equal": the floor that only that suite has.
         proc = self.run_shapes("--check-floors", **fast)
         self.assertEqual(proc.returncode, 1, proc.stderr)
@@ -1305,31 +1322,33 @@ class HeldoutRunTest(unittest.TestCase):
         self.assertEqual(failing, ["07 equal to 06 at 4096³ (within 2 %)",
                                    "07 equal to 06 at 8192³ (within 2 %)"])
         # At its own speed the fake 07 misses the held-out floors.
-        proc = self.run_shapes("--suite", "heldout12", "--check-floors")
+        proc = self.run_shapes("--suite", JUDGED, "--check-floors")
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn("floors: some do not hold (see shapes_heldout12.md)", proc.stderr)
+        self.assertIn(f"floors: some do not hold (see shapes_{JUDGED}.md)", proc.stderr)
 
     def test_shapes_and_extra(self):
-        proc = self.run_shapes("--suite", "heldout12", "--shapes", "16,2304,768;32768,4544,4544",
+        small, big = judged_shape("small M", False), judged_shape("layer", True)
+        proc = self.run_shapes("--suite", JUDGED, "--shapes",
+                               ";".join(",".join(map(str, s)) for s in (small, big)),
                                "--shapes", "7,7,7", "--extra", "--check-floors",
                                FAKE_CHAPTER_SPEED="07_any_shape=9")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        document = json.loads((self.results / "shapes_heldout12.json").read_text())
-        self.assertEqual(document["suite"], [[16, 2304, 768, "small M"],
-                                             [32768, 4544, 4544, "layer"], [7, 7, 7, "custom"]]
+        document = json.loads((self.results / f"shapes_{JUDGED}.json").read_text())
+        self.assertEqual(document["suite"],
+                         [[*small, "small M"], [*big, "layer"], [7, 7, 7, "custom"]]
                          + [list(s) for s in shapes.EXTRA])
-        table = (self.results / "shapes_heldout12.md").read_text()
+        table = (self.results / f"shapes_{JUDGED}.md").read_text()
         self.assertIn("| 1×8192×8192 | issue16 |", table)
         self.assertIn("count in neither the floors nor the geometric means", table)
 
     def test_chapters_on_the_heldout_suite(self):
-        proc = self.run_shapes("--chapters", "06", "07", "--suite", "heldout12")
+        proc = self.run_shapes("--chapters", "06", "07", "--suite", JUDGED)
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        document = json.loads((self.results / "shapes_heldout12_06_07.json").read_text())
-        self.assertEqual(document["suite_name"], "heldout12")
+        document = json.loads((self.results / f"shapes_{JUDGED}_06_07.json").read_text())
+        self.assertEqual(document["suite_name"], JUDGED)
         self.assertEqual([f["floor"].rsplit(" (", 1)[1] for f in document["floors"]],
                          ["issue 19)"] * 3)
-        self.assertFalse((self.results / "shapes_heldout12.json").exists())
+        self.assertFalse((self.results / f"shapes_{JUDGED}.json").exists())
 
 
 if __name__ == "__main__":
