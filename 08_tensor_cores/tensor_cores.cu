@@ -15,16 +15,18 @@
 // fragment loads (ldmatrix for A, 4-byte loads for B) are free of bank conflicts; each warp loads
 // the raw fragments of the next k-step while it rounds and multiplies this one; the copies test
 // the matrix's bounds once per thread, the partial K tile first (make_copy_plan). The launcher
-// keeps chapter 07's lesson: it picks the tile and splits K per shape (common/split_k.h). The
-// instruction wrappers (cp.async, ldmatrix, mma, the TF32 rounding) live in common/, documented
-// in README.md.
+// keeps chapter 07's lesson: it picks the tile and splits K per shape (common/split_k.h). On
+// large problems it first rounds A and B once, in two passes, B transposed, so that the GEMM
+// rounds nothing and loads B with ldmatrix too (prepare_pays). The instruction wrappers
+// (cp.async, ldmatrix, mma, the TF32 rounding) live in common/, documented in README.md.
 // Precision contract: TF32 (the harness verifies with a TF32 tolerance and compares the speed
 // with cuBLAS CUBLAS_COMPUTE_32F_FAST_TF32). Chapter 09 wins FP32 accuracy back; chapter 10 takes
 // Hopper's warpgroup instruction (wgmma).
 // Limits: sm_80 or newer (TF32 mma.sync); every shape, 16-byte copies where K % 4 == 0 (A) and
-// N % 4 == 0 (B), 4-byte copies otherwise.
+// N % 4 == 0 (B) or the operands are prepared, 4-byte copies otherwise.
 // Example: build/bin/08_tensor_cores --size 4096
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -32,6 +34,7 @@
 
 #include "common/check.h"
 #include "common/cp_async.h"
+#include "common/device.h"
 #include "common/grid.h"
 #include "common/harness.h"
 #include "common/mma_sync.h"
@@ -64,6 +67,17 @@
 // SGEMM_SPLIT_K = 0 never cuts K (README.md, "Every shape", measures what split-K brings).
 #ifndef SGEMM_SPLIT_K
 #define SGEMM_SPLIT_K 1
+#endif
+// SGEMM_PREPARE = 0 never prepares the operands (README.md, "Prepared operands"): 1, where it
+// pays, a pass before the GEMM rounds A and B to TF32 and transposes B, and the GEMM rounds
+// nothing.
+#ifndef SGEMM_PREPARE
+#define SGEMM_PREPARE 1
+#endif
+// SGEMM_PREPARE_ALWAYS = 1 prepares wherever it can, paying or not (the tests' way to run the
+// prepared kernels on every shape).
+#ifndef SGEMM_PREPARE_ALWAYS
+#define SGEMM_PREPARE_ALWAYS 0
 #endif
 // SGEMM_CHECK_EVERY_TILE = 1 tests the first tile's bounds (positions before the slice's start)
 // at every tile, as a loop that does not know where its partial tile is must (README.md,
@@ -111,7 +125,11 @@ struct Tile {
   static constexpr int kStrideA = kBlockK + 4;
   static constexpr int kStrideB = kBlockN + (kVectorB && kWarpN / kMmaN == 8 ? 4 : 8);
   static constexpr int kSizeA = kBlockM * kStrideA;
-  static constexpr int kStageFloats = kSizeA + kBlockK * kStrideB;
+  // A prepared B (Bt, K-major) sits in shared memory as A does: rows of kBlockK + 4 floats, one
+  // per column of C, read by ldmatrix. A stage has room for either layout; one kernel uses one.
+  static constexpr int kSizeB = kBlockK * kStrideB;
+  static constexpr int kSizeBt = kBlockN * kStrideA;
+  static constexpr int kStageFloats = kSizeA + (kSizeB > kSizeBt ? kSizeB : kSizeBt);
   static constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float));
 
   // Copy plan: rows of both tiles go in 16-byte chunks (4 floats); consecutive threads take
@@ -122,6 +140,7 @@ struct Tile {
   static constexpr int kChunksB = kBlockN / 4;  // chunks per row of the B tile
   static constexpr int kRowsPerPassB = kThreads / kChunksB;
   static constexpr int kPassesB = kBlockK / kRowsPerPassB;
+  static constexpr int kPassesBt = kBlockN / kRowsPerPassA;  // Bt: rows of kBlockK, as A's
 
   // A 128-thread block of 64 x 64 warps (128 accumulators per thread) may use 255 registers and
   // still fit twice per SM (2 x 128 x 256 = 65536); 256-thread blocks run one per SM.
@@ -137,8 +156,11 @@ struct Tile {
                 "the float4 B fragment layout is worked out for 32- and 64-column warp tiles");
   static_assert(kThreads % kChunksA == 0 && kBlockM % kRowsPerPassA == 0,
                 "every thread copies the same number of chunks of A");
-  static_assert(kThreads % kChunksB == 0 && kBlockK % kRowsPerPassB == 0,
+  static_assert(kThreads % kChunksB == 0 && kPassesB * kRowsPerPassB == kBlockK,
                 "every thread copies the same number of chunks of B");
+  static_assert(kBlockN % kRowsPerPassA == 0 && kFragsN % 2 == 0,
+                "a prepared B: every thread copies the same number of chunks, ldmatrix.x4 per 2 "
+                "n-tiles");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static_assert(!kPrefetch || kSteps % 2 == 0,
                 "the next tile's first fragments go to register set 0: an even number of k-steps");
@@ -153,6 +175,14 @@ using MainTile =
     Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
 // For problems whose big tiles would leave SMs idle (README.md, "Every shape").
 using SmallTile = Tile<64, 128, 32, 32, 64, 3>;
+// For prepared operands (README.md, "Prepared operands"): 32-deep K tiles, so that each row of
+// the A and Bt tiles is one 128-byte line of global memory (16-deep ones measured 21 % slower).
+#ifndef SGEMM_PREPARED_TILE
+#define SGEMM_PREPARED_TILE 128, 256, 32, 64, 64, 3
+#endif
+constexpr TileShape kPreparedTile{SGEMM_PREPARED_TILE};
+using PreparedTile = Tile<kPreparedTile.block_m, kPreparedTile.block_n, kPreparedTile.block_k,
+                          kPreparedTile.warp_m, kPreparedTile.warp_n, kPreparedTile.stages>;
 
 // ---- The tensor-core side ----------------------------------------------------------------------
 // cp.async (common/cp_async.h), ldmatrix and mma.sync (common/mma_sync.h) are thin wrappers
@@ -207,11 +237,15 @@ struct CopyPlan {
   bool a_ok[T::kPassesA];       // the row of pass i lies inside A
   bool b_ok[4];                 // column b_src + j lies inside B (N % 4 == 0: all four alike)
   int b_off[4];                 // j, or back to column 0 where column b_src + j lies outside
+  // A prepared B (Bt, rows of ldb floats, one per column of C) is copied as A is: pass i at the
+  // row of column block_col + (A's row of pass i), the same k and the same offset in its rows.
+  const float* bt[T::kPassesBt];
+  bool bt_ok[T::kPassesBt];
 };
 
 // This thread's share of every K tile's copies, at tile 0: chunk c of a row goes to chunk c of
 // its padded row in shared memory.
-template <class T>
+template <class T, bool kPrepared>
 __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, const float* B,
                                                       int m, int n, int k, int ldb, int k0,
                                                       int block_row, int block_col) {
@@ -224,6 +258,15 @@ __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, c
     const int row = block_row + a_row + i * T::kRowsPerPassA;
     plan.a_ok[i] = row < m;
     plan.a[i] = A + static_cast<int64_t>(min(row, m - 1)) * k + (k0 + plan.a_col);
+  }
+  if constexpr (kPrepared) {
+#pragma unroll
+    for (int i = 0; i < T::kPassesBt; ++i) {
+      const int col = block_col + a_row + i * T::kRowsPerPassA;
+      plan.bt_ok[i] = col < n;
+      plan.bt[i] = B + static_cast<int64_t>(min(col, n - 1)) * ldb + (k0 + plan.a_col);
+    }
+    return plan;
   }
   plan.b_row = tid / T::kChunksB;
   const int b_col = (tid % T::kChunksB) * 4;
@@ -243,42 +286,61 @@ __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, c
 // Issues the copies of the K tile whose first k is k_at (relative to the slice) into the stage
 // at sA (sB follows at kSizeA) and moves the plan on to the next tile. kCheck: the tile may hold
 // positions before the slice's start (k_at < 0, tile 0 only), zero-filled from a valid address.
-template <class T, bool kAlignedK, bool kAlignedN, bool kCheck>
+// One chunk of a K-major operand (A, or a prepared B) whose first k is k_at (relative to the
+// slice): 16 bytes, or four 4-byte copies where rows do not start on 16 bytes. row_ok false (a
+// row past the matrix, src clamped into it) or, with kCheck, k_at + j < 0 zero-fills; `any` is a
+// valid address to read nothing from.
+template <bool kAlignedK, bool kCheck>
+__device__ __forceinline__ void copy_k_chunk(float* dst, const float* src, const float* any,
+                                             bool row_ok, int k_at) {
+  if (kAlignedK) {
+    // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside the slice.
+    const bool ok = row_ok && (!kCheck || k_at >= 0);
+    sgemm::cp_async_16(dst, !kCheck || ok ? src : any, ok);
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const bool ok = row_ok && (!kCheck || k_at + j >= 0);
+      sgemm::cp_async_4(dst + j, !kCheck || ok ? src + j : any, ok);
+    }
+  }
+}
+
+template <class T, bool kPrepared, bool kAlignedK, bool kAlignedN, bool kCheck>
 __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const float* A,
                                            const float* B, int k_at) {
   float* const sB = sA + T::kSizeA;
 #pragma unroll
   for (int i = 0; i < T::kPassesA; ++i) {
-    float* dst = sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA;
-    if (kAlignedK) {
-      // K % 4 == 0: a chunk of 4 k values lies wholly inside or wholly outside the slice.
-      const bool ok = p.a_ok[i] && (!kCheck || k_at + p.a_col >= 0);
-      sgemm::cp_async_16(dst, !kCheck || ok ? p.a[i] : A, ok);
-    } else {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const bool ok = p.a_ok[i] && (!kCheck || k_at + p.a_col + j >= 0);
-        sgemm::cp_async_4(dst + j, !kCheck || ok ? p.a[i] + j : A, ok);
-      }
-    }
+    copy_k_chunk<kAlignedK, kCheck>(sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA, p.a[i], A,
+                                    p.a_ok[i], k_at + p.a_col);
     p.a[i] += T::kBlockK;
   }
+  if constexpr (kPrepared) {
 #pragma unroll
-  for (int c = 0; c < T::kPassesB; ++c) {
-    float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
-    const bool row_ok = !kCheck || k_at + p.b_row + c * T::kRowsPerPassB >= 0;
-    if (kAlignedN) {
-      // N % 4 == 0: the chunk lies wholly inside or wholly outside B.
-      const bool ok = row_ok && p.b_ok[0];
-      sgemm::cp_async_16(dst, !kCheck || ok ? p.b : B, ok);
-    } else {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const bool ok = row_ok && p.b_ok[j];
-        sgemm::cp_async_4(dst + j, !kCheck || ok ? p.b + p.b_off[j] : B, ok);
-      }
+    for (int i = 0; i < T::kPassesBt; ++i) {
+      copy_k_chunk<kAlignedK, kCheck>(sB + p.a_dst + i * T::kRowsPerPassA * T::kStrideA, p.bt[i], B,
+                                      p.bt_ok[i], k_at + p.a_col);
+      p.bt[i] += T::kBlockK;
     }
-    p.b += p.b_pass;  // after kPassesB passes: the next tile's row b_row
+  } else {
+#pragma unroll
+    for (int c = 0; c < T::kPassesB; ++c) {
+      float* dst = sB + p.b_dst + c * T::kRowsPerPassB * T::kStrideB;
+      const bool row_ok = !kCheck || k_at + p.b_row + c * T::kRowsPerPassB >= 0;
+      if (kAlignedN) {
+        // N % 4 == 0: the chunk lies wholly inside or wholly outside B.
+        const bool ok = row_ok && p.b_ok[0];
+        sgemm::cp_async_16(dst, !kCheck || ok ? p.b : B, ok);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const bool ok = row_ok && p.b_ok[j];
+          sgemm::cp_async_4(dst + j, !kCheck || ok ? p.b + p.b_off[j] : B, ok);
+        }
+      }
+      p.b += p.b_pass;  // after kPassesB passes: the next tile's row b_row
+    }
   }
 }
 
@@ -287,7 +349,9 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const floa
 // chapter 09, whose launcher may pass a padded copy of B). Split-K (chapter 07, common/split_k.h):
 // block z covers k in [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice; A keeps
 // its leading dimension k. Without split-K, gridDim.z = 1 and k_slice = k.
-template <class T, bool kAlignedK, bool kAlignedN>
+// kPrepared: A and B come from the launcher's pass (TF32 values, K a multiple of 4), B as Bt, N
+// rows of ldb floats; the loop rounds nothing and loads B's fragments with ldmatrix.
+template <class T, bool kPrepared, bool kAlignedK, bool kAlignedN>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_tensor_cores(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                        const float* __restrict__ B, int ldb, float beta, float* __restrict__ C,
@@ -301,7 +365,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int k_begin = blockIdx.z * k_slice;
   const int k_len = min(k_slice, k - k_begin);
   A += k_begin;
-  B += static_cast<int64_t>(k_begin) * ldb;
+  B += kPrepared ? k_begin : static_cast<int64_t>(k_begin) * ldb;
   C += blockIdx.z * c_slice;
 
   const int tid = threadIdx.x;
@@ -319,7 +383,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // those zeros.
   const int num_tiles = ceil_div(k_len, T::kBlockK);
   const int k0 = k_len - num_tiles * T::kBlockK;
-  CopyPlan<T> plan = make_copy_plan<T>(tid, A, B, m, n, k, ldb, k0, block_row, block_col);
+  CopyPlan<T> plan =
+      make_copy_plan<T, kPrepared>(tid, A, B, m, n, k, ldb, k0, block_row, block_col);
 
   // Fragment addresses inside a stage. ldmatrix: lane l gives the address of row l % 8 of tile
   // l / 8, i.e. row (l % 8) + 8 * ((l / 8) % 2), k 4 * (l / 16) of each 16 x 8 block of A.
@@ -328,13 +393,20 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   const int ld_col = 4 * (lane / 16);
   const uint32_t a_frag = smem_base + (ld_row * T::kStrideA + ld_col) * sizeof(float);
   const int b_frag = T::kSizeA + t * T::kStrideB + warp_col + warp_column<T>(0, g);  // b0, j = 0
+  // A prepared B: tile q = l / 8 of an ldmatrix.x4 is (n-tile 2jj + q / 2, k 4 (q % 2) .. + 3),
+  // so lane l gives row (column of C) 8 (l / 16) + l % 8 and k 4 ((l / 8) % 2): registers b0, b1
+  // of n-tile 2jj, then b0, b1 of n-tile 2jj + 1.
+  const uint32_t bt_frag =
+      smem_base +
+      (T::kSizeA + (warp_col + 8 * (lane / 16) + lane % 8) * T::kStrideA + 4 * ((lane / 8) % 2)) *
+          sizeof(float);
 
   auto issue = [&](int tile, int stage) {
     float* const sA = smem + stage * T::kStageFloats;
     if (SGEMM_CHECK_EVERY_TILE || tile == 0) {
-      issue_tile<T, kAlignedK, kAlignedN, true>(sA, plan, A, B, k0 + tile * T::kBlockK);
+      issue_tile<T, kPrepared, kAlignedK, kAlignedN, true>(sA, plan, A, B, k0 + tile * T::kBlockK);
     } else {
-      issue_tile<T, kAlignedK, kAlignedN, false>(sA, plan, A, B, k0 + tile * T::kBlockK);
+      issue_tile<T, kPrepared, kAlignedK, kAlignedN, false>(sA, plan, A, B, k0 + tile * T::kBlockK);
     }
   };
 
@@ -353,7 +425,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   auto next_stage = [](int stage) { return stage + 1 == T::kStages ? 0 : stage + 1; };
 
   // The fragments of k-step kk of a stage as they lie in shared memory: one ldmatrix per 16 x 8
-  // block of A, two 4-byte loads per 8 x 8 block of B (or float4s, kVectorB). Not rounded yet.
+  // block of A, two 4-byte loads per 8 x 8 block of B (or float4s, kVectorB; one ldmatrix per two
+  // blocks of a prepared B). Not rounded yet.
   auto load_fragments = [&](uint32_t(&rA)[T::kFragsM][4], uint32_t(&rB)[T::kFragsN][2], int stage,
                             int kk) {
     const uint32_t a_stage = a_frag + stage * T::kStageFloats * sizeof(float);
@@ -362,7 +435,16 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     for (int i = 0; i < T::kFragsM; ++i) {
       sgemm::ldmatrix_x4(rA[i], a_stage + (i * kMmaM * T::kStrideA + kk) * sizeof(float));
     }
-    if constexpr (T::kVectorB) {
+    if constexpr (kPrepared) {
+      const uint32_t bt_stage = bt_frag + stage * T::kStageFloats * sizeof(float);
+#pragma unroll
+      for (int jj = 0; jj < T::kFragsN / 2; ++jj) {
+        uint32_t r[4];
+        sgemm::ldmatrix_x4(r, bt_stage + (jj * 2 * kMmaN * T::kStrideA + kk) * sizeof(float));
+        rB[2 * jj][0] = r[0], rB[2 * jj][1] = r[1], rB[2 * jj + 1][0] = r[2],
+               rB[2 * jj + 1][1] = r[3];
+      }
+    } else if constexpr (T::kVectorB) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
 #pragma unroll
@@ -383,17 +465,19 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
       }
     }
   };
-  // One k-step: every fragment value rounded to TF32, then kFragsM x kFragsN mma.
+  // One k-step: every fragment value rounded to TF32 (unless prepared), then kFragsM x kFragsN mma.
   auto multiply = [&](uint32_t(&rA)[T::kFragsM][4], uint32_t(&rB)[T::kFragsN][2]) {
+    if constexpr (!kPrepared) {
 #pragma unroll
-    for (int i = 0; i < T::kFragsM; ++i) {
+      for (int i = 0; i < T::kFragsM; ++i) {
 #pragma unroll
-      for (int r = 0; r < 4; ++r) rA[i][r] = round_operand(__uint_as_float(rA[i][r]));
-    }
+        for (int r = 0; r < 4; ++r) rA[i][r] = round_operand(__uint_as_float(rA[i][r]));
+      }
 #pragma unroll
-    for (int j = 0; j < T::kFragsN; ++j) {
-      rB[j][0] = round_operand(__uint_as_float(rB[j][0]));
-      rB[j][1] = round_operand(__uint_as_float(rB[j][1]));
+      for (int j = 0; j < T::kFragsN; ++j) {
+        rB[j][0] = round_operand(__uint_as_float(rB[j][0]));
+        rB[j][1] = round_operand(__uint_as_float(rB[j][1]));
+      }
     }
 #pragma unroll
     for (int i = 0; i < T::kFragsM; ++i) {
@@ -523,12 +607,15 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 }
 
 // The kernel for K % 4 and N % 4 (16-byte or 4-byte copies), its shared memory allowed once.
-template <class T>
+// Prepared operands have K % 4 == 0 (the launcher pads K): their first row repeats the second.
+template <class T, bool kPrepared>
 sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
   // [K % 4 == 0][N % 4 == 0]
   static sgemm::SlicedKernel* const kernels[2][2] = {
-      {&sgemm_tensor_cores<T, false, false>, &sgemm_tensor_cores<T, false, true>},
-      {&sgemm_tensor_cores<T, true, false>, &sgemm_tensor_cores<T, true, true>}};
+      {&sgemm_tensor_cores<T, kPrepared, kPrepared, false>,
+       &sgemm_tensor_cores<T, kPrepared, kPrepared, true>},
+      {&sgemm_tensor_cores<T, kPrepared, true, false>,
+       &sgemm_tensor_cores<T, kPrepared, true, true>}};
   static const bool raised = [] {
     // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
     for (auto& row : kernels) {
@@ -543,49 +630,190 @@ sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
   return kernels[p.k % 4 == 0][p.n % 4 == 0];  // cudaMalloc pointers: 256-byte aligned
 }
 
+// ---- Prepared operands (README.md, "Prepared operands") ----------------------------------------
+// The loop rounds every fragment value it loads, two instructions each, in every warp that loads
+// it, and reads B's fragments with one 4-byte load per value. Where it pays, two passes before the
+// GEMM round A and B once, element by element, into the workspace, B transposed (Bt: N rows), both
+// with rows of padded_ld(K) floats (zeros past K): the GEMM then rounds nothing, loads B's
+// fragments with ldmatrix as A's, and copies 16 bytes at a time.
+int padded_ld(int x) { return (x + 3) / 4 * 4; }
+
+// x as a prepared operand: rounded as the loop would round it (round_operand: SGEMM_ROUND_TF32 = 0
+// truncates here too), the 13 low bits cleared.
+__device__ __forceinline__ float prepared(float x) {
+  return __uint_as_float(round_operand(x) & 0xFFFFE000u);
+}
+
+// Ap[r][c] = prepared(A[r][c]) for c < K, 0 for K <= c < ld: a thread per 4 floats of a row, rows
+// along y (grid-stride past 65535 rows).
+constexpr int kPrepareThreadsA = 256;
+__global__ void __launch_bounds__(kPrepareThreadsA)
+    prepare_a(int m, int k, const float* __restrict__ A, int ld, float* __restrict__ Ap) {
+  const int c = 4 * (blockIdx.x * kPrepareThreadsA + threadIdx.x);
+  if (c >= ld) return;
+  for (int64_t r = blockIdx.y; r < m; r += gridDim.y) {
+    float v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = c + j < k ? prepared(A[r * k + c + j]) : 0.0f;
+    *reinterpret_cast<float4*>(Ap + r * ld + c) = make_float4(v[0], v[1], v[2], v[3]);
+  }
+}
+
+// Bt[c][r] = prepared(B[r][c]) for r < K, 0 for K <= r < ld. B is read along its rows and Bt
+// written along its rows, through a 32 x 33 tile (33: the column reads are conflict-free); 32 x 8
+// threads, columns of B along x, rows of B along y (at most 65535 x 32 rows: prepare_pays).
+constexpr int kPrepareTile = 32;
+constexpr int kPrepareRows = 8;
+__global__ void __launch_bounds__(kPrepareTile* kPrepareRows)
+    prepare_b(int k, int n, const float* __restrict__ B, int ld, float* __restrict__ Bt) {
+  __shared__ float tile[kPrepareTile][kPrepareTile + 1];
+  const int r0 = blockIdx.y * kPrepareTile;
+  const int c0 = blockIdx.x * kPrepareTile;
+  const int x = threadIdx.x;
+  for (int y = threadIdx.y; y < kPrepareTile; y += kPrepareRows) {
+    const int r = r0 + y, c = c0 + x;
+    tile[y][x] = r < k && c < n ? prepared(B[static_cast<int64_t>(r) * n + c]) : 0.0f;
+  }
+  __syncthreads();
+  for (int y = threadIdx.y; y < kPrepareTile; y += kPrepareRows) {
+    const int c = c0 + y, r = r0 + x;
+    if (c < n && r < ld) Bt[static_cast<int64_t>(c) * ld + r] = tile[x][y];
+  }
+}
+
+size_t prepared_a_bytes(const sgemm::Problem& p) {
+  return static_cast<size_t>(p.m) * padded_ld(p.k) * sizeof(float);
+}
+size_t prepared_b_bytes(const sgemm::Problem& p) {
+  return static_cast<size_t>(p.n) * padded_ld(p.k) * sizeof(float);
+}
+// Each region of the workspace starts on 256 bytes, as cudaMalloc's own pointers.
+size_t whole_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// The GPU's FP32 peak and DRAM bandwidth, read once on the device the harness selected.
+const sgemm::DeviceInfo& device() {
+  static const sgemm::DeviceInfo d = [] {
+    int index = 0;
+    CUDA_CHECK(cudaGetDevice(&index));
+    return sgemm::query_device(index);
+  }();
+  return d;
+}
+
+// The passes pay where they take less than kMaxPassShare of the time the GEMM would take without
+// them: their bytes (A and B read, their copies written) at DRAM bandwidth against the flops at
+// kSpeedOverFp32 times the FP32 peak, 08's measured speed. Measured on the H100 (README.md,
+// "Prepared operands"): the passes take 14 % of the unprepared GEMM's time at 4096^3 and save it
+// 8 %; at 8192^3 they take 6 % and save 19 %. The share falls with size (bytes ~ N^2, flops ~ N^3).
+constexpr double kMaxPassShare = 0.10;
+constexpr double kSpeedOverFp32 = 2.9;
+constexpr size_t kMaxPreparedBytes = size_t{1} << 32;  // prepared A and B together, at most
+
+bool prepare_pays(const sgemm::Problem& p) {
+  if (!SGEMM_PREPARE || ceil_div(padded_ld(p.k), kPrepareTile) > 65535 ||
+      prepared_a_bytes(p) + prepared_b_bytes(p) > kMaxPreparedBytes) {
+    return false;
+  }
+  if (SGEMM_PREPARE_ALWAYS) return true;
+  const double bytes =
+      4.0 * p.m * p.k + prepared_a_bytes(p) + 4.0 * p.k * p.n + prepared_b_bytes(p);
+  const double flops = 2.0 * p.m * p.n * p.k;
+  return device().ridge * bytes / flops * kSpeedOverFp32 < kMaxPassShare;
+}
+
+// The problem the prepared GEMM sees: K padded to a multiple of 4 (zeros in A and Bt).
+sgemm::Problem prepared_problem(const sgemm::Problem& p) {
+  sgemm::Problem q = p;
+  q.k = padded_ld(p.k);
+  return q;
+}
+
 // How the launcher cuts a problem (README.md, "Every shape"): chapter 07's two decisions, the
 // tile and the number of K slices, by sgemm::plan_tiles (common/split_k.h): the big tile whenever
 // its blocks fill every SM once, else the tile whose busiest SM has the least work, and split-K
-// for the tile's blocks when they leave SMs idle.
-template <class T>
-sgemm::TileSpec spec_of(const sgemm::Problem& p) {
-  static const int slots =
-      sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T>(p), T::kThreads, T::kSmemBytes);
+// for the tile's blocks when they leave SMs idle. Where the passes pay, the prepared tile.
+template <class T, bool kPrepared>
+sgemm::TileSpec spec_of(const sgemm::Problem& q) {
+  static const int slots = sgemm::sm_count() * sgemm::blocks_per_sm(kernel_for<T, kPrepared>(q),
+                                                                    T::kThreads, T::kSmemBytes);
   return {T::kBlockM, T::kBlockN, T::kBlockK, T::kStages, slots};
 }
 
-sgemm::TilePlan plan_for(const sgemm::Problem& p) {
-  return sgemm::plan_tiles(p, spec_of<MainTile>(p), spec_of<SmallTile>(p), sgemm::sm_count(),
-                           SGEMM_SPLIT_K);
+enum class Which { kMain, kSmall, kPrepared };
+struct Plan {
+  Which tile = Which::kMain;
+  sgemm::SplitK split;
+};
+
+Plan plan_for(const sgemm::Problem& p) {
+  if (prepare_pays(p)) {
+    const sgemm::Problem q = prepared_problem(p);
+    const sgemm::TileSpec t = spec_of<PreparedTile, true>(q);
+    return {Which::kPrepared, SGEMM_SPLIT_K ? sgemm::plan_split_k(sgemm::tiles_of(q, t), t.slots,
+                                                                  q.k, t.block_k, t.stages)
+                                            : sgemm::SplitK{1, q.k}};
+  }
+  const sgemm::TilePlan two =
+      sgemm::plan_tiles(p, spec_of<MainTile, false>(p), spec_of<SmallTile, false>(p),
+                        sgemm::sm_count(), SGEMM_SPLIT_K);
+  return {two.small_tile ? Which::kSmall : Which::kMain, two.split};
 }
 
-template <class T>
-void launch_tile(const sgemm::Problem& p, const sgemm::SplitK& split, const float* A,
-                 const float* B, float* C, cudaStream_t stream) {
-  sgemm::launch_split_k(p, split, kernel_for<T>(p), T::kBlockM, T::kBlockN, T::kThreads,
-                        T::kSmemBytes, A, B, p.n, C, stream);
+// The workspace: the split-K slices first (launch_split_k's), then the prepared A and Bt.
+size_t workspace_for(const sgemm::Problem& p, const Plan& plan) {
+  if (plan.tile != Which::kPrepared) return sgemm::split_k_workspace_bytes(p, plan.split);
+  return whole_256(sgemm::split_k_workspace_bytes(prepared_problem(p), plan.split)) +
+         whole_256(prepared_a_bytes(p)) + prepared_b_bytes(p);
+}
+
+template <class T, bool kPrepared>
+void launch_tile(const sgemm::Problem& q, const sgemm::SplitK& split, const float* A,
+                 const float* B, int ldb, float* C, cudaStream_t stream) {
+  sgemm::launch_split_k(q, split, kernel_for<T, kPrepared>(q), T::kBlockM, T::kBlockN, T::kThreads,
+                        T::kSmemBytes, A, B, ldb, C, stream);
 }
 
 void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B, float* C,
                          cudaStream_t stream) {
-  sgemm::TilePlan plan = plan_for(p);
-  // The harness allocates workspace_bytes(p); should it hold less, one pass over K.
-  if (sgemm::split_k_workspace_bytes(p, plan.split) > p.workspace_size) plan.split = {1, p.k};
-  if (plan.small_tile) {
-    launch_tile<SmallTile>(p, plan.split, A, B, C, stream);
-  } else {
-    launch_tile<MainTile>(p, plan.split, A, B, C, stream);
+  Plan plan = plan_for(p);
+  // The harness allocates workspace_bytes(p); should it hold less, no passes and one pass over K.
+  if (workspace_for(p, plan) > p.workspace_size) {
+    plan.tile = Which::kMain;
+    plan.split = {1, p.k};
+  }
+  switch (plan.tile) {
+    case Which::kPrepared: {
+      const sgemm::Problem q = prepared_problem(p);
+      float* const Ap = static_cast<float*>(p.workspace) +
+                        whole_256(sgemm::split_k_workspace_bytes(q, plan.split)) / sizeof(float);
+      float* const Bt = Ap + whole_256(prepared_a_bytes(p)) / sizeof(float);
+      const dim3 grid_a(ceil_div(q.k / 4, kPrepareThreadsA), std::min(p.m, 65535));
+      prepare_a<<<grid_a, kPrepareThreadsA, 0, stream>>>(p.m, p.k, A, q.k, Ap);
+      const dim3 grid_b(ceil_div(p.n, kPrepareTile), ceil_div(q.k, kPrepareTile));
+      prepare_b<<<grid_b, dim3(kPrepareTile, kPrepareRows), 0, stream>>>(p.k, p.n, B, q.k, Bt);
+      launch_tile<PreparedTile, true>(q, plan.split, Ap, Bt, q.k, C, stream);
+      break;
+    }
+    case Which::kSmall:
+      launch_tile<SmallTile, false>(p, plan.split, A, B, p.n, C, stream);
+      break;
+    default:
+      launch_tile<MainTile, false>(p, plan.split, A, B, p.n, C, stream);
   }
 }
 
-size_t workspace_bytes(const sgemm::Problem& p) {
-  return sgemm::split_k_workspace_bytes(p, plan_for(p).split);
-}
+size_t workspace_bytes(const sgemm::Problem& p) { return workspace_for(p, plan_for(p)); }
 
 // The tile the launcher takes for this problem, for the harness's traffic model.
 sgemm::TileSize tile_for(const sgemm::Problem& p) {
-  return plan_for(p).small_tile ? sgemm::TileSize{SmallTile::kBlockM, SmallTile::kBlockN}
-                                : sgemm::TileSize{MainTile::kBlockM, MainTile::kBlockN};
+  switch (plan_for(p).tile) {
+    case Which::kPrepared:
+      return {PreparedTile::kBlockM, PreparedTile::kBlockN};
+    case Which::kSmall:
+      return {SmallTile::kBlockM, SmallTile::kBlockN};
+    default:
+      return {MainTile::kBlockM, MainTile::kBlockN};
+  }
 }
 
 }  // namespace
