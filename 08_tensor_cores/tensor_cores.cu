@@ -549,7 +549,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
       const int row = block_row + warp_row + i * kMmaM + g + 8 * half;
       if (row >= m) continue;
       float* c_row = C + static_cast<int64_t>(row) * n;
-      if constexpr (T::kVectorB) {
+      if constexpr (T::kVectorB && !kPrepared) {  // a prepared B keeps the plain columns
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
 #pragma unroll
@@ -749,9 +749,11 @@ Plan plan_for(const sgemm::Problem& p) {
   if (prepare_pays(p)) {
     const sgemm::Problem q = prepared_problem(p);
     const sgemm::TileSpec t = spec_of<PreparedTile, true>(q);
-    return {Which::kPrepared, SGEMM_SPLIT_K ? sgemm::plan_split_k(sgemm::tiles_of(q, t), t.slots,
-                                                                  q.k, t.block_k, t.stages)
-                                            : sgemm::SplitK{1, q.k}};
+    Plan plan{Which::kPrepared, {1, q.k}};
+    if (SGEMM_SPLIT_K) {
+      plan.split = sgemm::plan_split_k(sgemm::tiles_of(q, t), t.slots, q.k, t.block_k, t.stages);
+    }
+    return plan;
   }
   const sgemm::TilePlan two =
       sgemm::plan_tiles(p, spec_of<MainTile, false>(p), spec_of<SmallTile, false>(p),
