@@ -237,10 +237,9 @@ struct CopyPlan {
   bool a_ok[T::kPassesA];       // the row of pass i lies inside A
   bool b_ok[4];                 // column b_src + j lies inside B (N % 4 == 0: all four alike)
   int b_off[4];                 // j, or back to column 0 where column b_src + j lies outside
-  // A prepared B (Bt, rows of ldb floats, one per column of C) is copied as A is: pass i at the
-  // row of column block_col + (A's row of pass i), the same k and the same offset in its rows.
+  // A prepared B (Bt, a row per column of C) is copied as A is: pass i at the row of column
+  // block_col + (A's row of pass i), the same k and the same offset in its rows.
   const float* bt[T::kPassesBt];
-  bool bt_ok[T::kPassesBt];
 };
 
 // This thread's share of every K tile's copies, at tile 0: chunk c of a row goes to chunk c of
@@ -253,39 +252,45 @@ __device__ __forceinline__ CopyPlan<T> make_copy_plan(int tid, const float* A, c
   const int a_row = tid / T::kChunksA;
   plan.a_col = (tid % T::kChunksA) * 4;
   plan.a_dst = a_row * T::kStrideA + plan.a_col;
-#pragma unroll
-  for (int i = 0; i < T::kPassesA; ++i) {
-    const int row = block_row + a_row + i * T::kRowsPerPassA;
-    plan.a_ok[i] = row < m;
-    plan.a[i] = A + static_cast<int64_t>(min(row, m - 1)) * k + (k0 + plan.a_col);
-  }
   if constexpr (kPrepared) {
+    // Packed panels (prepare_a, prepare_b): the block's rows of A start at A + block_row * k, its
+    // rows of Bt at B + block_col * ldb, and K tile t of them is the kBlockM x kBlockK (kBlockN x
+    // kBlockK) floats t tiles further on, row after row; the panels are whole (zero rows past M
+    // and N) and K is a whole number of tiles (k0 == 0), so nothing needs a test.
+#pragma unroll
+    for (int i = 0; i < T::kPassesA; ++i) {
+      plan.a_ok[i] = true;
+      plan.a[i] = A + static_cast<int64_t>(block_row) * k +
+                  (a_row + i * T::kRowsPerPassA) * T::kBlockK + plan.a_col;
+    }
 #pragma unroll
     for (int i = 0; i < T::kPassesBt; ++i) {
-      const int col = block_col + a_row + i * T::kRowsPerPassA;
-      plan.bt_ok[i] = col < n;
-      plan.bt[i] = B + static_cast<int64_t>(min(col, n - 1)) * ldb + (k0 + plan.a_col);
+      plan.bt[i] = B + static_cast<int64_t>(block_col) * ldb +
+                   (a_row + i * T::kRowsPerPassA) * T::kBlockK + plan.a_col;
     }
-    return plan;
-  }
-  plan.b_row = tid / T::kChunksB;
-  const int b_col = (tid % T::kChunksB) * 4;
-  plan.b_dst = plan.b_row * T::kStrideB + b_col;
-  const int b_src = block_col + b_col;
-  const int col0 = b_src < n ? b_src : 0;
+  } else {
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    plan.b_ok[j] = b_src + j < n;
-    plan.b_off[j] = plan.b_ok[j] ? j : -col0;
+    for (int i = 0; i < T::kPassesA; ++i) {
+      const int row = block_row + a_row + i * T::kRowsPerPassA;
+      plan.a_ok[i] = row < m;
+      plan.a[i] = A + static_cast<int64_t>(min(row, m - 1)) * k + (k0 + plan.a_col);
+    }
+    plan.b_row = tid / T::kChunksB;
+    const int b_col = (tid % T::kChunksB) * 4;
+    plan.b_dst = plan.b_row * T::kStrideB + b_col;
+    const int b_src = block_col + b_col;
+    const int col0 = b_src < n ? b_src : 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      plan.b_ok[j] = b_src + j < n;
+      plan.b_off[j] = plan.b_ok[j] ? j : -col0;
+    }
+    plan.b_pass = static_cast<int64_t>(T::kRowsPerPassB) * ldb;
+    plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * ldb + col0;
   }
-  plan.b_pass = static_cast<int64_t>(T::kRowsPerPassB) * ldb;
-  plan.b = B + static_cast<int64_t>(k0 + plan.b_row) * ldb + col0;
   return plan;
 }
 
-// Issues the copies of the K tile whose first k is k_at (relative to the slice) into the stage
-// at sA (sB follows at kSizeA) and moves the plan on to the next tile. kCheck: the tile may hold
-// positions before the slice's start (k_at < 0, tile 0 only), zero-filled from a valid address.
 // One chunk of a K-major operand (A, or a prepared B) whose first k is k_at (relative to the
 // slice): 16 bytes, or four 4-byte copies where rows do not start on 16 bytes. row_ok false (a
 // row past the matrix, src clamped into it) or, with kCheck, k_at + j < 0 zero-fills; `any` is a
@@ -306,6 +311,9 @@ __device__ __forceinline__ void copy_k_chunk(float* dst, const float* src, const
   }
 }
 
+// Issues the copies of the K tile whose first k is k_at (relative to the slice) into the stage
+// at sA (sB follows at kSizeA) and moves the plan on to the next tile. kCheck: the tile may hold
+// positions before the slice's start (k_at < 0, tile 0 only), zero-filled from a valid address.
 template <class T, bool kPrepared, bool kAlignedK, bool kAlignedN, bool kCheck>
 __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const float* A,
                                            const float* B, int k_at) {
@@ -314,14 +322,14 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const floa
   for (int i = 0; i < T::kPassesA; ++i) {
     copy_k_chunk<kAlignedK, kCheck>(sA + p.a_dst + i * T::kRowsPerPassA * T::kStrideA, p.a[i], A,
                                     p.a_ok[i], k_at + p.a_col);
-    p.a[i] += T::kBlockK;
+    p.a[i] += kPrepared ? T::kBlockM * T::kBlockK : T::kBlockK;  // the next K tile
   }
   if constexpr (kPrepared) {
 #pragma unroll
     for (int i = 0; i < T::kPassesBt; ++i) {
-      copy_k_chunk<kAlignedK, kCheck>(sB + p.a_dst + i * T::kRowsPerPassA * T::kStrideA, p.bt[i], B,
-                                      p.bt_ok[i], k_at + p.a_col);
-      p.bt[i] += T::kBlockK;
+      copy_k_chunk<true, false>(sB + p.a_dst + i * T::kRowsPerPassA * T::kStrideA, p.bt[i], B, true,
+                                0);
+      p.bt[i] += T::kBlockN * T::kBlockK;
     }
   } else {
 #pragma unroll
@@ -349,8 +357,9 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const floa
 // chapter 09, whose launcher may pass a padded copy of B). Split-K (chapter 07, common/split_k.h):
 // block z covers k in [z * k_slice, min(k, (z + 1) * k_slice)) and writes C + z * c_slice; A keeps
 // its leading dimension k. Without split-K, gridDim.z = 1 and k_slice = k.
-// kPrepared: A and B come from the launcher's pass (TF32 values, K a multiple of 4), B as Bt, N
-// rows of ldb floats; the loop rounds nothing and loads B's fragments with ldmatrix.
+// kPrepared: A and B come from the launcher's passes, TF32 values packed in panels (prepare_a,
+// prepare_b; K a whole number of K tiles, ldb = k); the loop rounds nothing and loads B's
+// fragments with ldmatrix.
 template <class T, bool kPrepared, bool kAlignedK, bool kAlignedN>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_tensor_cores(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
@@ -364,8 +373,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // kBlockK, so a slice of A starts on 16 bytes whenever K % 4 == 0.
   const int k_begin = blockIdx.z * k_slice;
   const int k_len = min(k_slice, k - k_begin);
-  A += k_begin;
-  B += kPrepared ? k_begin : static_cast<int64_t>(k_begin) * ldb;
+  A += kPrepared ? static_cast<int64_t>(k_begin) * T::kBlockM : k_begin;
+  B += static_cast<int64_t>(k_begin) * (kPrepared ? T::kBlockN : ldb);
   C += blockIdx.z * c_slice;
 
   const int tid = threadIdx.x;
@@ -633,10 +642,18 @@ sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
 // ---- Prepared operands (README.md, "Prepared operands") ----------------------------------------
 // The loop rounds every fragment value it loads, two instructions each, in every warp that loads
 // it, and reads B's fragments with one 4-byte load per value. Where it pays, two passes before the
-// GEMM round A and B once, element by element, into the workspace, B transposed (Bt: N rows), both
-// with rows of padded_ld(K) floats (zeros past K): the GEMM then rounds nothing, loads B's
-// fragments with ldmatrix as A's, and copies 16 bytes at a time.
-int padded_ld(int x) { return (x + 3) / 4 * 4; }
+// GEMM round A and B once, element by element, into the workspace, B transposed (Bt: a row per
+// column of C), both packed the way the GEMM reads them: in panels of PreparedTile's kBlockM rows
+// of A (kBlockN rows of Bt), each panel a sequence of K tiles of kBlockM x kBlockK floats, row
+// after row; zeros past M, N and K, which is rounded up to a whole number of K tiles. A K tile of a
+// block is then one contiguous stretch of memory, the GEMM rounds nothing, tests no bound, loads
+// B's fragments with ldmatrix as A's, and copies 16 bytes at a time.
+template <int kRows>
+__host__ __device__ constexpr int64_t packed_index(int64_t r, int c, int ld) {
+  constexpr int kDepth = PreparedTile::kBlockK;
+  return r / kRows * kRows * ld + c / kDepth * kRows * kDepth + r % kRows * kDepth + c % kDepth;
+}
+int padded_to(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
 
 // x as a prepared operand: rounded as the loop would round it (round_operand: SGEMM_ROUND_TF32 = 0
 // truncates here too), the 13 low bits cleared.
@@ -644,28 +661,32 @@ __device__ __forceinline__ float prepared(float x) {
   return __uint_as_float(round_operand(x) & 0xFFFFE000u);
 }
 
-// Ap[r][c] = prepared(A[r][c]) for c < K, 0 for K <= c < ld: a thread per 4 floats of a row, rows
-// along y (grid-stride past 65535 rows).
+// Ap = A rounded and packed, rows < rows_p (a whole number of panels), k < ld: a thread per 4 k of
+// a row (one float4 store), rows along y (grid-stride past 65535).
 constexpr int kPrepareThreadsA = 256;
 __global__ void __launch_bounds__(kPrepareThreadsA)
-    prepare_a(int m, int k, const float* __restrict__ A, int ld, float* __restrict__ Ap) {
+    prepare_a(int m, int k, const float* __restrict__ A, int rows_p, int ld,
+              float* __restrict__ Ap) {
   const int c = 4 * (blockIdx.x * kPrepareThreadsA + threadIdx.x);
   if (c >= ld) return;
-  for (int64_t r = blockIdx.y; r < m; r += gridDim.y) {
+  for (int64_t r = blockIdx.y; r < rows_p; r += gridDim.y) {
     float v[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) v[j] = c + j < k ? prepared(A[r * k + c + j]) : 0.0f;
-    *reinterpret_cast<float4*>(Ap + r * ld + c) = make_float4(v[0], v[1], v[2], v[3]);
+    for (int j = 0; j < 4; ++j) v[j] = r < m && c + j < k ? prepared(A[r * k + c + j]) : 0.0f;
+    *reinterpret_cast<float4*>(Ap + packed_index<PreparedTile::kBlockM>(r, c, ld)) =
+        make_float4(v[0], v[1], v[2], v[3]);
   }
 }
 
-// Bt[c][r] = prepared(B[r][c]) for r < K, 0 for K <= r < ld. B is read along its rows and Bt
-// written along its rows, through a 32 x 33 tile (33: the column reads are conflict-free); 32 x 8
-// threads, columns of B along x, rows of B along y (at most 65535 x 32 rows: prepare_pays).
+// Bt = B transposed, rounded and packed, rows (columns of B) < cols_p, k < ld. B is read along its
+// rows and Bt written along its rows, through a 32 x 33 tile (33: the column reads are
+// conflict-free); 32 x 8 threads, columns of B along x, rows of B along y (ld / 32 <= 65535:
+// prepare_pays).
 constexpr int kPrepareTile = 32;
 constexpr int kPrepareRows = 8;
 __global__ void __launch_bounds__(kPrepareTile* kPrepareRows)
-    prepare_b(int k, int n, const float* __restrict__ B, int ld, float* __restrict__ Bt) {
+    prepare_b(int k, int n, const float* __restrict__ B, int cols_p, int ld,
+              float* __restrict__ Bt) {
   __shared__ float tile[kPrepareTile][kPrepareTile + 1];
   const int r0 = blockIdx.y * kPrepareTile;
   const int c0 = blockIdx.x * kPrepareTile;
@@ -677,15 +698,19 @@ __global__ void __launch_bounds__(kPrepareTile* kPrepareRows)
   __syncthreads();
   for (int y = threadIdx.y; y < kPrepareTile; y += kPrepareRows) {
     const int c = c0 + y, r = r0 + x;
-    if (c < n && r < ld) Bt[static_cast<int64_t>(c) * ld + r] = tile[x][y];
+    if (c < cols_p && r < ld) Bt[packed_index<PreparedTile::kBlockN>(c, r, ld)] = tile[x][y];
   }
 }
 
+// The packed shapes: K up to whole K tiles, rows up to whole panels.
+int prepared_k(const sgemm::Problem& p) { return padded_to(p.k, PreparedTile::kBlockK); }
+int prepared_rows(const sgemm::Problem& p) { return padded_to(p.m, PreparedTile::kBlockM); }
+int prepared_cols(const sgemm::Problem& p) { return padded_to(p.n, PreparedTile::kBlockN); }
 size_t prepared_a_bytes(const sgemm::Problem& p) {
-  return static_cast<size_t>(p.m) * padded_ld(p.k) * sizeof(float);
+  return static_cast<size_t>(prepared_rows(p)) * prepared_k(p) * sizeof(float);
 }
 size_t prepared_b_bytes(const sgemm::Problem& p) {
-  return static_cast<size_t>(p.n) * padded_ld(p.k) * sizeof(float);
+  return static_cast<size_t>(prepared_cols(p)) * prepared_k(p) * sizeof(float);
 }
 // Each region of the workspace starts on 256 bytes, as cudaMalloc's own pointers.
 size_t whole_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -710,7 +735,10 @@ constexpr double kSpeedOverFp32 = 2.9;
 constexpr size_t kMaxPreparedBytes = size_t{1} << 32;  // prepared A and B together, at most
 
 bool prepare_pays(const sgemm::Problem& p) {
-  if (!SGEMM_PREPARE || ceil_div(padded_ld(p.k), kPrepareTile) > 65535 ||
+  // Whole panels and K tiles must stay ints, and prepare_b's grid has at most 65535 rows of tiles.
+  if (!SGEMM_PREPARE || p.m > INT32_MAX - PreparedTile::kBlockM ||
+      p.n > INT32_MAX - PreparedTile::kBlockN || p.k > INT32_MAX - PreparedTile::kBlockK ||
+      ceil_div(prepared_k(p), kPrepareTile) > 65535 ||
       prepared_a_bytes(p) + prepared_b_bytes(p) > kMaxPreparedBytes) {
     return false;
   }
@@ -721,10 +749,10 @@ bool prepare_pays(const sgemm::Problem& p) {
   return device().ridge * bytes / flops * kSpeedOverFp32 < kMaxPassShare;
 }
 
-// The problem the prepared GEMM sees: K padded to a multiple of 4 (zeros in A and Bt).
+// The problem the prepared GEMM sees: K a whole number of K tiles (zeros in A and Bt).
 sgemm::Problem prepared_problem(const sgemm::Problem& p) {
   sgemm::Problem q = p;
-  q.k = padded_ld(p.k);
+  q.k = prepared_k(p);
   return q;
 }
 
@@ -789,10 +817,12 @@ void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B
       float* const Ap = static_cast<float*>(p.workspace) +
                         whole_256(sgemm::split_k_workspace_bytes(q, plan.split)) / sizeof(float);
       float* const Bt = Ap + whole_256(prepared_a_bytes(p)) / sizeof(float);
-      const dim3 grid_a(ceil_div(q.k / 4, kPrepareThreadsA), std::min(p.m, 65535));
-      prepare_a<<<grid_a, kPrepareThreadsA, 0, stream>>>(p.m, p.k, A, q.k, Ap);
-      const dim3 grid_b(ceil_div(p.n, kPrepareTile), ceil_div(q.k, kPrepareTile));
-      prepare_b<<<grid_b, dim3(kPrepareTile, kPrepareRows), 0, stream>>>(p.k, p.n, B, q.k, Bt);
+      const int rows_p = prepared_rows(p), cols_p = prepared_cols(p);
+      const dim3 grid_a(ceil_div(q.k / 4, kPrepareThreadsA), std::min(rows_p, 65535));
+      prepare_a<<<grid_a, kPrepareThreadsA, 0, stream>>>(p.m, p.k, A, rows_p, q.k, Ap);
+      const dim3 grid_b(ceil_div(cols_p, kPrepareTile), ceil_div(q.k, kPrepareTile));
+      prepare_b<<<grid_b, dim3(kPrepareTile, kPrepareRows), 0, stream>>>(p.k, p.n, B, cols_p, q.k,
+                                                                         Bt);
       launch_tile<PreparedTile, true>(q, plan.split, Ap, Bt, q.k, C, stream);
       break;
     }
