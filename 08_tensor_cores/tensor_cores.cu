@@ -85,6 +85,11 @@
 #ifndef SGEMM_CHECK_EVERY_TILE
 #define SGEMM_CHECK_EVERY_TILE 0
 #endif
+// SGEMM_GROUP_ROWS: the rows of tiles of one group of chapter 01's grouped block order, 1 for the
+// plain order (README.md, "Prepared operands").
+#ifndef SGEMM_GROUP_ROWS
+#define SGEMM_GROUP_ROWS 8
+#endif
 
 namespace {
 
@@ -92,6 +97,7 @@ using sgemm::ceil_div;
 using sgemm::kMmaK;
 using sgemm::kMmaM;
 using sgemm::kMmaN;
+constexpr int kGroupRows = SGEMM_GROUP_ROWS;
 
 // Everything the kernel derives from the tile shape, checked at compile time so that a bad
 // candidate of the tuning build fails to compile instead of failing at run time.
@@ -378,8 +384,20 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   C += blockIdx.z * c_slice;
 
   const int tid = threadIdx.x;
-  const int block_row = blockIdx.y * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
-  const int block_col = blockIdx.x * T::kBlockN;
+  // Chapter 01's grouped block order (01_coalescing/README.md, "Which blocks run together"):
+  // block b of the grid takes tile (first + b' % rows, b' / rows) of its group of kGroupRows rows
+  // of tiles, so that the blocks running at once share their rows of A and columns of B in L2.
+  int tile_row = blockIdx.y, tile_col = blockIdx.x;
+  if constexpr (kGroupRows > 1) {
+    const int b = blockIdx.y * gridDim.x + blockIdx.x;
+    const int first = b / (kGroupRows * gridDim.x) * kGroupRows;
+    const int rows = min(kGroupRows, static_cast<int>(gridDim.y) - first);
+    const int in_group = b - first * gridDim.x;
+    tile_row = first + in_group % rows;
+    tile_col = in_group / rows;
+  }
+  const int block_row = tile_row * T::kBlockM;  // < 65535 * kBlockM: the launcher's slabs
+  const int block_col = tile_col * T::kBlockN;
   const int warp = tid / 32;
   const int lane = tid % 32;
   const int warp_row = (warp / T::kWarpsN) * T::kWarpM;  // the warp's C tile inside the block
@@ -725,12 +743,19 @@ const sgemm::DeviceInfo& device() {
   return d;
 }
 
-// The passes pay where they take less than kMaxPassShare of the time the GEMM would take without
-// them: their bytes (A and B read, their copies written) at DRAM bandwidth against the flops at
-// kSpeedOverFp32 times the FP32 peak, 08's measured speed. Measured on the H100 (README.md,
-// "Prepared operands"): the passes take 14 % of the unprepared GEMM's time at 4096^3 and save it
-// 8 %; at 8192^3 they take 6 % and save 19 %. The share falls with size (bytes ~ N^2, flops ~ N^3).
+// The passes pay where they take less than what they save the GEMM. Their share is estimated as
+// their bytes (A and B read, the packed copies written) at DRAM bandwidth against the flops at
+// kSpeedOverFp32 times the FP32 peak, 08's measured speed. What they save, measured on the H100
+// (README.md, "Prepared operands"): on aligned squares the prepared GEMM lost at 4096^3 (passes
+// 14 % of the unprepared time) and won from 5000^3 on (under 10 %): kMaxPassShare. Where K % 4 or
+// N % 4 != 0 the unprepared GEMM copies 4 bytes at a time, 24 % slower at 8191^3 than at 8192^3
+// (49 % at 4095 x 4097 x 4095 against 4096^3), which the passes save as well: kFourByteLoss.
+// The passes save multiply-add time only: the GEMM must be compute-bound, its multiply-adds at
+// least kComputeOverStore times as long as writing C (4 MN bytes at DRAM bandwidth; K >= 8 x 2.9 x
+// ridge = 463 on the H100).
 constexpr double kMaxPassShare = 0.10;
+constexpr double kFourByteLoss = 0.24;
+constexpr double kComputeOverStore = 4.0;
 constexpr double kSpeedOverFp32 = 2.9;
 constexpr size_t kMaxPreparedBytes = size_t{1} << 32;  // prepared A and B together, at most
 
@@ -746,7 +771,10 @@ bool prepare_pays(const sgemm::Problem& p) {
   const double bytes =
       4.0 * p.m * p.k + prepared_a_bytes(p) + 4.0 * p.k * p.n + prepared_b_bytes(p);
   const double flops = 2.0 * p.m * p.n * p.k;
-  return device().ridge * bytes / flops * kSpeedOverFp32 < kMaxPassShare;
+  const double c_bytes = 4.0 * p.m * p.n;
+  if (flops / kSpeedOverFp32 < kComputeOverStore * device().ridge * c_bytes) return false;
+  const double saved = kMaxPassShare + (p.k % 4 != 0 || p.n % 4 != 0 ? kFourByteLoss : 0.0);
+  return device().ridge * bytes / flops * kSpeedOverFp32 < saved;
 }
 
 // The problem the prepared GEMM sees: K a whole number of K tiles (zeros in A and Bt).
