@@ -85,8 +85,8 @@
 #ifndef SGEMM_CHECK_EVERY_TILE
 #define SGEMM_CHECK_EVERY_TILE 0
 #endif
-// SGEMM_GROUP_ROWS: the rows of tiles of one group of chapter 01's grouped block order, 1 for the
-// plain order (README.md, "Prepared operands").
+// SGEMM_GROUP_ROWS: the rows of tiles of a group of chapter 01's grouped block order, which the
+// prepared GEMM takes on wide grids (README.md, "Prepared operands"); 1: the plain order always.
 #ifndef SGEMM_GROUP_ROWS
 #define SGEMM_GROUP_ROWS 8
 #endif
@@ -97,7 +97,7 @@ using sgemm::ceil_div;
 using sgemm::kMmaK;
 using sgemm::kMmaM;
 using sgemm::kMmaN;
-constexpr int kGroupRows = SGEMM_GROUP_ROWS;
+constexpr int kGroupRowsWide = SGEMM_GROUP_ROWS;
 
 // Everything the kernel derives from the tile shape, checked at compile time so that a bad
 // candidate of the tuning build fails to compile instead of failing at run time.
@@ -366,7 +366,8 @@ __device__ __forceinline__ void issue_tile(float* sA, CopyPlan<T>& p, const floa
 // kPrepared: A and B come from the launcher's passes, TF32 values packed in panels (prepare_a,
 // prepare_b; K a whole number of K tiles, ldb = k); the loop rounds nothing and loads B's
 // fragments with ldmatrix.
-template <class T, bool kPrepared, bool kAlignedK, bool kAlignedN>
+// kGroupRows > 1: chapter 01's grouped block order.
+template <class T, bool kPrepared, bool kAlignedK, bool kAlignedN, int kGroupRows>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
     sgemm_tensor_cores(int m, int n, int k, int k_slice, float alpha, const float* __restrict__ A,
                        const float* __restrict__ B, int ldb, float beta, float* __restrict__ C,
@@ -635,14 +636,14 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
 
 // The kernel for K % 4 and N % 4 (16-byte or 4-byte copies), its shared memory allowed once.
 // Prepared operands have K % 4 == 0 (the launcher pads K): their first row repeats the second.
-template <class T, bool kPrepared>
+template <class T, bool kPrepared, int kGroupRows = 1>
 sgemm::SlicedKernel* kernel_for(const sgemm::Problem& p) {
   // [K % 4 == 0][N % 4 == 0]
   static sgemm::SlicedKernel* const kernels[2][2] = {
-      {&sgemm_tensor_cores<T, kPrepared, kPrepared, false>,
-       &sgemm_tensor_cores<T, kPrepared, kPrepared, true>},
-      {&sgemm_tensor_cores<T, kPrepared, true, false>,
-       &sgemm_tensor_cores<T, kPrepared, true, true>}};
+      {&sgemm_tensor_cores<T, kPrepared, kPrepared, false, kGroupRows>,
+       &sgemm_tensor_cores<T, kPrepared, kPrepared, true, kGroupRows>},
+      {&sgemm_tensor_cores<T, kPrepared, true, false, kGroupRows>,
+       &sgemm_tensor_cores<T, kPrepared, true, true, kGroupRows>}};
   static const bool raised = [] {
     // Above 48 KB, dynamic shared memory must be allowed explicitly, once per kernel.
     for (auto& row : kernels) {
@@ -799,13 +800,26 @@ enum class Which { kMain, kSmall, kPrepared };
 struct Plan {
   Which tile = Which::kMain;
   sgemm::SplitK split;
+  bool grouped = false;  // the prepared GEMM in chapter 01's grouped block order
 };
+
+// The prepared GEMM's block order. In the plain order the blocks running at once cover whole rows
+// of tiles; where a wave of them spans fewer than kMinWaveRows rows, each K step of the wave reads
+// B's whole width for a few rows of A, and the grouped order (kGroupRowsWide rows of tiles a
+// group) ran faster: measured on the H100 (README.md, "Prepared operands"), at 12288^3 and
+// 16384^3 (2.75 and 2.06 rows a wave) 51 and 52 % of cuBLAS TF32 grouped against 44 and 42 %
+// plain; at 8192^3 (4.1 rows) 49-50 % grouped against 51 % plain; at 6144^3 (5.5) the same.
+constexpr double kMinWaveRows = 4.0;
+bool grouped_order(const sgemm::Problem& q, const sgemm::TileSpec& t) {
+  return kGroupRowsWide > 1 &&
+         static_cast<double>(t.slots) / ceil_div(q.n, t.block_n) < kMinWaveRows;
+}
 
 Plan plan_for(const sgemm::Problem& p) {
   if (prepare_pays(p)) {
     const sgemm::Problem q = prepared_problem(p);
     const sgemm::TileSpec t = spec_of<PreparedTile, true>(q);
-    Plan plan{Which::kPrepared, {1, q.k}};
+    Plan plan{Which::kPrepared, {1, q.k}, grouped_order(q, t)};
     if (SGEMM_SPLIT_K) {
       plan.split = sgemm::plan_split_k(sgemm::tiles_of(q, t), t.slots, q.k, t.block_k, t.stages);
     }
@@ -824,11 +838,11 @@ size_t workspace_for(const sgemm::Problem& p, const Plan& plan) {
          whole_256(prepared_a_bytes(p)) + prepared_b_bytes(p);
 }
 
-template <class T, bool kPrepared>
+template <class T, bool kPrepared, int kGroupRows = 1>
 void launch_tile(const sgemm::Problem& q, const sgemm::SplitK& split, const float* A,
                  const float* B, int ldb, float* C, cudaStream_t stream) {
-  sgemm::launch_split_k(q, split, kernel_for<T, kPrepared>(q), T::kBlockM, T::kBlockN, T::kThreads,
-                        T::kSmemBytes, A, B, ldb, C, stream);
+  sgemm::launch_split_k(q, split, kernel_for<T, kPrepared, kGroupRows>(q), T::kBlockM, T::kBlockN,
+                        T::kThreads, T::kSmemBytes, A, B, ldb, C, stream);
 }
 
 void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B, float* C,
@@ -851,7 +865,11 @@ void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B
       const dim3 grid_b(ceil_div(cols_p, kPrepareTile), ceil_div(q.k, kPrepareTile));
       prepare_b<<<grid_b, dim3(kPrepareTile, kPrepareRows), 0, stream>>>(p.k, p.n, B, cols_p, q.k,
                                                                          Bt);
-      launch_tile<PreparedTile, true>(q, plan.split, Ap, Bt, q.k, C, stream);
+      if (plan.grouped) {
+        launch_tile<PreparedTile, true, kGroupRowsWide>(q, plan.split, Ap, Bt, q.k, C, stream);
+      } else {
+        launch_tile<PreparedTile, true>(q, plan.split, Ap, Bt, q.k, C, stream);
+      }
       break;
     }
     case Which::kSmall:
