@@ -23,6 +23,9 @@ source (out_of_date()).
                                          barrier at each K tile's last k-step
   08_tensor_cores/figures/split_k.png    the launcher's plan for two shapes: the tile, the K
                                          slices on the SMs' block slots, the reduction
+  08_tensor_cores/figures/prepared.png   the prepared operands (SGEMM_PREPARED_TILE): A and B^T
+                                         packed in panels of K tiles, and a warp's instructions
+                                         per k-step without and with them
   09_3xtf32/figures/split.png            FP32 -> TF32 big + TF32 small: which bits each keeps
   09_3xtf32/figures/promotion.png        speed and error against the promotion interval, from the
                                          measured 09_3xtf32/figures/promotion_h100.csv
@@ -182,6 +185,106 @@ def table_signature(table):
     return f"{Path(table).name}: sha256 {digest(data)}"
 
 
+PREPARED_FIELDS = ("block_m", "block_n", "block_k", "warp_m", "warp_n", "stages")
+
+
+def prepared_tile_of(source):
+    """{block_m, ..., stages} of the default `#define SGEMM_PREPARED_TILE a, b, ...` (the fields
+    of TileShape, in order)."""
+    try:
+        text = strip_comments(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: cannot read: {error}") from None
+    found = re.search(r"^\s*#define\s+SGEMM_PREPARED_TILE\s+([\d\s,]+)$", text, flags=re.M)
+    if not found:
+        raise UsageError(f"{source}: no `#define SGEMM_PREPARED_TILE` default of integers")
+    values = [int(v) for v in found.group(1).split(",")]
+    if len(values) != len(PREPARED_FIELDS):
+        raise UsageError(f"{source}: SGEMM_PREPARED_TILE has {len(values)} values, not "
+                         f"{len(PREPARED_FIELDS)}")
+    return dict(zip(PREPARED_FIELDS, values))
+
+
+def prepared_signature(main, prepared):
+    """What prepared.png is drawn from: the main tile (the unprepared loop) and PreparedTile."""
+    return (tile_signature(main) + "; PreparedTile: " + tile_text(prepared, PREPARED_FIELDS))
+
+
+def warp_step_counts(tile, prepared):
+    """A warp's instructions per k-step of 8: ldmatrix of A, loads of B, rounding, mma."""
+    frags_m, frags_n = tile["warp_m"] // 16, tile["warp_n"] // 8
+    if prepared:
+        return {"ldmatrix (A)": frags_m, "ldmatrix (B)": frags_n // 2, "LDS (B)": 0,
+                "round": 0, "mma": frags_m * frags_n}
+    return {"ldmatrix (A)": frags_m, "ldmatrix (B)": 0, "LDS (B)": 2 * frags_n,
+            "round": 2 * (4 * frags_m + 2 * frags_n), "mma": frags_m * frags_n}
+
+
+def draw_prepared(plt, main, prep, out):
+    """Left: A's panels of PreparedTile's rows, each a sequence of K tiles, and the order the
+    passes write them in; the same for B^T. Right: a warp's instructions per k-step."""
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+    bm, bn, bk = prep["block_m"], prep["block_n"], prep["block_k"]
+    fig = plt.figure(figsize=(14, 6.2))
+    grid = fig.add_gridspec(2, 2, width_ratios=[1.6, 1], hspace=0.6, wspace=0.3)
+    cmap = plt.get_cmap("viridis")
+    k_tiles = 6  # drawn; the GEMM has K / block_k
+    for row, (name, rows, what) in enumerate((("A", bm, "rows of A"), ("B^T", bn, "columns of B"))):
+        ax = fig.add_subplot(grid[row, 0])
+        panels = 3
+        ax.set_xlim(-0.5, k_tiles * bk + 0.5 + 45)
+        ax.set_ylim(panels * rows + rows * 0.9, -rows * 0.15)
+        for p in range(panels):
+            for t in range(k_tiles):
+                order = p * k_tiles + t
+                ax.add_patch(Rectangle((t * bk, p * rows), bk, rows,
+                                       facecolor=cmap(order / (panels * k_tiles)), alpha=0.55,
+                                       edgecolor="black", lw=0.8))
+                ax.text(t * bk + bk / 2, p * rows + rows / 2, f"{order}", ha="center",
+                        va="center", fontsize=8)
+            ax.text(k_tiles * bk + 4, p * rows + rows / 2,
+                    f"panel {p}:\n{what}\n{p * rows}-{(p + 1) * rows - 1}", va="center",
+                    fontsize=8)
+        ax.add_patch(FancyArrowPatch((0, panels * rows + rows * 0.45),
+                                     (k_tiles * bk, panels * rows + rows * 0.45),
+                                     arrowstyle="-|>", mutation_scale=12, color="#57606a"))
+        ax.text(0, panels * rows + rows * 0.8, "k: K tiles of " + str(bk) + " (zeros past K, up to "
+                "a whole tile)", fontsize=8, color="#57606a")
+        ax.set_title(f"{name} packed in panels of {rows} rows: each K tile {rows} x {bk} floats "
+                     f"({rows * bk * 4 // 1024} KB) in one stretch,\nnumbered in memory order "
+                     "(prepare_a / prepare_b write them; a block reads its panel's tiles in turn)",
+                     fontsize=9, loc="left")
+        ax.set_yticks([])
+        ax.set_xticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+    ax = fig.add_subplot(grid[:, 1])
+    before, after = warp_step_counts(main, False), warp_step_counts(prep, True)
+    kinds = list(before)
+    colours = ["#4c72b0", "#55a868", "#c44e52", "#8172b2", "#dd8452"]
+    for x, (label, counts) in enumerate((("loop rounds\n(unprepared)", before),
+                                         ("prepared", after))):
+        bottom = 0
+        for kind, colour in zip(kinds, colours):
+            if counts[kind]:
+                ax.bar(x, counts[kind], bottom=bottom, color=colour, width=0.6,
+                       label=kind if x == 0 or not before[kind] else None)
+                ax.text(x, bottom + counts[kind] / 2, f"{counts[kind]} {kind}", ha="center",
+                        va="center", fontsize=8, color="white")
+                bottom += counts[kind]
+        ax.text(x, bottom + 2, f"{bottom} a k-step", ha="center", fontsize=9)
+    ax.set_xticks([0, 1], ["loop rounds\n(unprepared)", "prepared"])
+    ax.set_ylabel("a warp's instructions per k-step")
+    ax.set_title(f"warp {main['warp_m']} x {main['warp_n']}: {after['mma']} mma a k-step\n"
+                 "(besides addresses and barriers)", fontsize=9, loc="left")
+    ax.legend(fontsize=8, loc="upper right")
+    fig.text(0.01, 0.01, "08_tensor_cores SGEMM_TILE (unprepared loop) and SGEMM_PREPARED_TILE, "
+             "drawn by scripts/tensor_core_figures.py; the passes are prepare_a and prepare_b",
+             fontsize=7, color="#57606a")
+    fig.savefig(out, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
 def signatures(root):
     """{(chapter, figure): the line stamped into it}: what each figure is drawn from in root."""
     source08 = root / "08_tensor_cores" / "tensor_cores.cu"
@@ -194,6 +297,8 @@ def signatures(root):
             ("08_tensor_cores", "pipeline.png"): pipeline08_signature(params08),
             ("08_tensor_cores", "split_k.png"): split_signature08(params08,
                                                                   small_tile_of(source08)),
+            ("08_tensor_cores", "prepared.png"): prepared_signature(tile_of(source08),
+                                                                    prepared_tile_of(source08)),
             ("09_3xtf32", "split.png"): split_signature(),
             ("09_3xtf32", "promotion.png"): table_signature(root / PROMOTION_CSV),
             ("09_3xtf32", "rounds.png"): rounds_signature09(root),
@@ -1259,6 +1364,7 @@ def main(argv):
         tile08 = tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
         params08 = parse_parameters(root / "08_tensor_cores" / "tensor_cores.cu")
         small08 = small_tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
+        prepared08 = prepared_tile_of(root / "08_tensor_cores" / "tensor_cores.cu")
         hopper = hopper_tile_of(root / HOPPER_SOURCE)
         signs = signatures(root)
         dirs = {}
@@ -1274,6 +1380,8 @@ def main(argv):
             ("08_tensor_cores", "banks.png"): lambda p: draw_banks(plt, tile08, p),
             ("08_tensor_cores", "pipeline.png"): lambda p: draw_pipeline08(plt, tile08, p),
             ("08_tensor_cores", "split_k.png"): lambda p: draw_split_k(plt, params08, small08, p),
+            ("08_tensor_cores", "prepared.png"): lambda p: draw_prepared(plt, tile08, prepared08,
+                                                                         p),
             ("09_3xtf32", "split.png"): lambda p: draw_split(plt, p),
             ("09_3xtf32", "promotion.png"): lambda p: draw_promotion(plt, root / PROMOTION_CSV, p),
             ("09_3xtf32", "rounds.png"): lambda p: draw_rounds(plt, root, p),

@@ -313,11 +313,17 @@ class TensorCoreFiguresTest(unittest.TestCase):
             self.assertEqual(stale(root), ["08_tensor_cores/figures/warp_tile.png",
                                            "08_tensor_cores/figures/banks.png",
                                            "08_tensor_cores/figures/pipeline.png",
-                                           "08_tensor_cores/figures/split_k.png"])
+                                           "08_tensor_cores/figures/split_k.png",
+                                           "08_tensor_cores/figures/prepared.png"])
             sources(root)
             edit(root / "08_tensor_cores" / "tensor_cores.cu", r"^using SmallTile = .*$",
                  "using SmallTile = Tile<64, 64, 32, 32, 32, 3>;")
             self.assertEqual(stale(root), ["08_tensor_cores/figures/split_k.png"])
+            sources(root)
+            edit(root / "08_tensor_cores" / "tensor_cores.cu",
+                 r"^#define SGEMM_PREPARED_TILE .*$",
+                 "#define SGEMM_PREPARED_TILE 128, 128, 32, 64, 64, 4")
+            self.assertEqual(stale(root), ["08_tensor_cores/figures/prepared.png"])
             sources(root)
             with mock.patch.dict(tensor_core_figures.PIPELINE08_DURATIONS, {"mma": 1.0}):
                 self.assertEqual(stale(root), ["08_tensor_cores/figures/pipeline.png"])
@@ -349,7 +355,7 @@ class TensorCoreFiguresTest(unittest.TestCase):
             with_tile(root, "128, 128, 32, 64, 64, 3")
             with_hopper_tile(root, "128, 64, 3")
             remeasure(table)
-            self.assertEqual(len(stale(root)), 8)
+            self.assertEqual(len(stale(root)), 9)
             proc = draw("--root", tmp)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertEqual(stale(root), [])
