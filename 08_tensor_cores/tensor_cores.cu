@@ -731,18 +731,7 @@ size_t prepared_a_bytes(const sgemm::Problem& p) {
 size_t prepared_b_bytes(const sgemm::Problem& p) {
   return static_cast<size_t>(prepared_cols(p)) * prepared_k(p) * sizeof(float);
 }
-// Each region of the workspace starts on 256 bytes, as cudaMalloc's own pointers.
-size_t whole_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-// The GPU's FP32 peak and DRAM bandwidth, read once on the device the harness selected.
-const sgemm::DeviceInfo& device() {
-  static const sgemm::DeviceInfo d = [] {
-    int index = 0;
-    CUDA_CHECK(cudaGetDevice(&index));
-    return sgemm::query_device(index);
-  }();
-  return d;
-}
+using sgemm::whole_256;  // each region of the workspace starts on 256 bytes (common/split_k.h)
 
 // The passes pay where they take less than what they save the GEMM. Their share is estimated as
 // their bytes (A and B read, the packed copies written) at DRAM bandwidth against the flops at
@@ -773,9 +762,10 @@ bool prepare_pays(const sgemm::Problem& p) {
       4.0 * p.m * p.k + prepared_a_bytes(p) + 4.0 * p.k * p.n + prepared_b_bytes(p);
   const double flops = 2.0 * p.m * p.n * p.k;
   const double c_bytes = 4.0 * p.m * p.n;
-  if (flops / kSpeedOverFp32 < kComputeOverStore * device().ridge * c_bytes) return false;
+  const double ridge = sgemm::current_device().ridge;
+  if (flops / kSpeedOverFp32 < kComputeOverStore * ridge * c_bytes) return false;
   const double saved = kMaxPassShare + (p.k % 4 != 0 || p.n % 4 != 0 ? kFourByteLoss : 0.0);
-  return device().ridge * bytes / flops * kSpeedOverFp32 < saved;
+  return ridge * bytes / flops * kSpeedOverFp32 < saved;
 }
 
 // The problem the prepared GEMM sees: K a whole number of K tiles (zeros in A and Bt).

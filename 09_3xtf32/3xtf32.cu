@@ -654,24 +654,16 @@ size_t padded_a_bytes(const sgemm::Problem& p) {
 size_t padded_b_bytes(const sgemm::Problem& p) {
   return static_cast<size_t>(padded_ld(p.k)) * padded_ld(p.n) * sizeof(float);
 }
-// Each region of the workspace starts on 256 bytes, as cudaMalloc's own pointers: a padded copy
-// that started on 16 bytes only would cost its rows an extra 32-byte sector per K tile (2049 x
+// Each region of the workspace starts on 256 bytes (sgemm::whole_256, common/split_k.h): a padded
+// copy that started on 16 bytes only would cost its rows an extra 32-byte sector per K tile (2049 x
 // 2051 x 1023 with two K slices: 78.2 % of cuBLAS FP32 with the copies right after the slices,
 // 80.2 % on 256 bytes; H100).
-size_t whole_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-// The GPU's FP32 peak and DRAM bandwidth, read once on the device the harness selected.
-const sgemm::DeviceInfo& device() {
-  static const sgemm::DeviceInfo d = [] {
-    int index = 0;
-    CUDA_CHECK(cudaGetDevice(&index));
-    return sgemm::query_device(index);
-  }();
-  return d;
-}
+using sgemm::whole_256;
+// The GPU's FP32 peak and DRAM bandwidth: sgemm::current_device() (common/device.h).
+using sgemm::current_device;
 
 Padding padding_for(const sgemm::Problem& p) {
-  const double ridge = device().ridge;
+  const double ridge = current_device().ridge;
   Padding pad;
   if (!SGEMM_PADDED_COPIES || (p.k % 4 == 0 && p.n % 4 == 0)) return pad;
   pad.a = p.k % 4 != 0;
@@ -770,8 +762,8 @@ Plan plan_for(const sgemm::Problem& q) {
   if (SGEMM_SPLIT_K && SGEMM_SPLIT_ROUNDS && plan.tile == Which::kMain && plan.split.splits == 1) {
     plan.split = sgemm::plan_split_k_rounds(
         q, sgemm::tiles_of(q, big), big.slots, big.block_m, big.block_n, big.block_k, big.stages,
-        kFp32PeakShare * device().fp32_peak_tflops * 1e12,
-        kDramShare * device().dram_bandwidth_gbs * 1e9, kLaunchSeconds);
+        kFp32PeakShare * current_device().fp32_peak_tflops * 1e12,
+        kDramShare * current_device().dram_bandwidth_gbs * 1e9, kLaunchSeconds);
   }
   return plan;
 }

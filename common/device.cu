@@ -100,4 +100,13 @@ DeviceInfo query_device(int index) {
   return d;
 }
 
+const DeviceInfo& current_device() {
+  static const DeviceInfo d = [] {
+    int index = 0;
+    CUDA_CHECK(cudaGetDevice(&index));
+    return query_device(index);
+  }();
+  return d;
+}
+
 }  // namespace sgemm

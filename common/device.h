@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The GPU a run uses: picking it, and what the report says about it (name, clocks, peaks, versions).
-// DeviceInfo is plain data, so the host-only report code can print it; the functions that fill it
-// live in device.cu.
+// The GPU a run uses: picking it, and what the report says about it (name, clocks, peaks,
+// versions). DeviceInfo is plain data, so the host-only report code can print it; the functions
+// that fill it live in device.cu.
 #pragma once
 
 #include <cstdint>
@@ -36,5 +36,9 @@ int select_device(int requested);
 
 // Reads the device's properties and attributes, and the driver, runtime and cuBLAS versions.
 DeviceInfo query_device(int index);
+
+// query_device of the device current in this process (the harness makes the chosen one current
+// before any launch), read once: where a launcher's cost model takes its peaks from.
+const DeviceInfo& current_device();
 
 }  // namespace sgemm

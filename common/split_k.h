@@ -135,6 +135,10 @@ inline int64_t split_k_slice_floats(const Problem& p) {
   return (static_cast<int64_t>(p.m) * p.n + 3) / 4 * 4;
 }
 
+// A launcher that keeps more than the slices in its workspace (09's padded copies, 08's prepared
+// operands) starts each region on 256 bytes, as cudaMalloc's own pointers.
+inline size_t whole_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
 inline size_t split_k_workspace_bytes(const Problem& p, const SplitK& plan) {
   return plan.splits > 1
              ? static_cast<size_t>(plan.splits) * split_k_slice_floats(p) * sizeof(float)
