@@ -672,7 +672,8 @@ __host__ __device__ constexpr int64_t packed_index(int64_t r, int c, int ld) {
   constexpr int kDepth = PreparedTile::kBlockK;
   return r / kRows * kRows * ld + c / kDepth * kRows * kDepth + r % kRows * kDepth + c % kDepth;
 }
-int padded_to(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
+// x rounded up to a multiple (the callers keep x at least `multiple` below INT_MAX).
+int padded_to(int x, int multiple) { return ceil_div(x, multiple) * multiple; }
 
 // x as a prepared operand: rounded as the loop would round it (round_operand: SGEMM_ROUND_TF32 = 0
 // truncates here too), the 13 low bits cleared.
@@ -753,7 +754,7 @@ bool prepare_pays(const sgemm::Problem& p) {
   // Whole panels and K tiles must stay ints, and prepare_b's grid has at most 65535 rows of tiles.
   if (!SGEMM_PREPARE || p.m > INT32_MAX - PreparedTile::kBlockM ||
       p.n > INT32_MAX - PreparedTile::kBlockN || p.k > INT32_MAX - PreparedTile::kBlockK ||
-      ceil_div(prepared_k(p), kPrepareTile) > 65535 ||
+      ceil_div(prepared_k(p), kPrepareTile) > sgemm::kMaxGridY ||
       prepared_a_bytes(p) + prepared_b_bytes(p) > kMaxPreparedBytes) {
     return false;
   }
@@ -850,7 +851,7 @@ void launch_tensor_cores(const sgemm::Problem& p, const float* A, const float* B
                         whole_256(sgemm::split_k_workspace_bytes(q, plan.split)) / sizeof(float);
       float* const Bt = Ap + whole_256(prepared_a_bytes(p)) / sizeof(float);
       const int rows_p = prepared_rows(p), cols_p = prepared_cols(p);
-      const dim3 grid_a(ceil_div(q.k / 4, kPrepareThreadsA), std::min(rows_p, 65535));
+      const dim3 grid_a(ceil_div(q.k / 4, kPrepareThreadsA), std::min(rows_p, sgemm::kMaxGridY));
       prepare_a<<<grid_a, kPrepareThreadsA, 0, stream>>>(p.m, p.k, A, rows_p, q.k, Ap);
       const dim3 grid_b(ceil_div(cols_p, kPrepareTile), ceil_div(q.k, kPrepareTile));
       prepare_b<<<grid_b, dim3(kPrepareTile, kPrepareRows), 0, stream>>>(p.k, p.n, B, cols_p, q.k,
