@@ -14,17 +14,16 @@
 // error goes: the accumulation"), so every kPromote k-steps the tensor-core partial sums are added
 // into separate FP32 accumulators on the CUDA cores and restarted from zero. The pipeline is
 // chapter 08's (cp.async, padded shared memory, ldmatrix for A: the wrappers in common/), with
-// three changes for speed: each element is split once per block, in shared memory, by the thread
+// two changes for speed: each element is split once per block, in shared memory, by the thread
 // that copied it, not once per warp that reads it (split_own_chunks()); B sits in "pair rows" so
-// that one LDS.128 gives the (b0, b1) register pairs of two mma (Tile::kStrideB); the fragments of
-// the next k-step are read while the mma of this one run (the main loop). The launcher picks the
-// tile and splits K per shape as chapter 08's does (common/split_k.h) and, where K or N is not a
-// multiple of 4 and it pays, first copies A and B into rows padded to 4 floats, so that every copy
-// is 16 bytes (chapter 07's padded B; padding_for()). Precision contract: FP32
-// (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32 tolerance; its speed is
-// compared with that mode) for finite inputs whose products and sums are finite in FP32 and whose
-// nonzero elements are at least 2^-114 in magnitude; smaller ones have subnormal small parts, which
-// TF32 holds only to multiples of 2^-136 (README.md, "The range"). Limits: sm_80 or newer (TF32
+// that one LDS.128 gives the (b0, b1) register pairs of two mma (Tile::kStrideB). The launcher
+// picks the tile and splits K per shape as chapter 08's does (common/split_k.h) and, where K or N
+// is not a multiple of 4 and it pays, first copies A and B into rows padded to 4 floats, so that
+// every copy is 16 bytes (chapter 07's padded B; padding_for()). Precision contract: FP32 (verified
+// against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32 tolerance; its speed is compared with
+// that mode) for finite inputs whose products and sums are finite in FP32 and whose nonzero
+// elements are at least 2^-114 in magnitude; smaller ones have subnormal small parts, which TF32
+// holds only to multiples of 2^-136 (README.md, "The range"). Limits: sm_80 or newer (TF32
 // mma.sync); every shape. Example: build/bin/09_3xtf32 --size 4096
 
 #include <algorithm>
@@ -60,6 +59,20 @@
 // k-step, as a per-warp split must. README.md, "Attribution and variants", measures both.
 #ifndef SGEMM_SPLIT_IN_SHARED
 #define SGEMM_SPLIT_IN_SHARED 1
+#endif
+// SGEMM_FRAGMENT_BUFFERS = 2 reads the fragments of k-step s + 1 while the mma of k-step s issue
+// (two register sets, CUTLASS's mma_multistage order); 1, the default, reads each k-step's
+// fragments at the k-step, one set. On the H100 one set ran 1.4-2.7 % faster (README.md,
+// "Attribution and variants": `fragments_ahead`).
+#ifndef SGEMM_FRAGMENT_BUFFERS
+#define SGEMM_FRAGMENT_BUFFERS 1
+#endif
+// SGEMM_SPLIT_EARLY = e splits the next tile e k-steps before the current tile's last one, so that
+// the split's instructions issue between the mma of the last e k-steps instead of holding up the
+// mma of the last one; 0, the default, splits at the last k-step, just before the barrier. Early
+// splitting ran slower on the H100 (README.md, "Attribution and variants": `split_early`).
+#ifndef SGEMM_SPLIT_EARLY
+#define SGEMM_SPLIT_EARLY 0
 #endif
 // SGEMM_SPLIT_K = 0 never cuts K (README.md, "Every shape", measures what split-K brings; for 09
 // it is also the accuracy test's mutant on long K).
@@ -163,6 +176,9 @@ struct Tile {
   // every kPromote / kSteps tiles.
   static constexpr int kSteps = kBlockK / kMmaK;
   static constexpr int kPromote = SGEMM_PROMOTE;
+  // The k-step at which each thread splits its chunks of the next tile (SGEMM_SPLIT_EARLY).
+  static constexpr int kSplitAt =
+      kSteps - 1 > SGEMM_SPLIT_EARLY ? kSteps - 1 - SGEMM_SPLIT_EARLY : 0;
 
   static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps must tile the block");
   static_assert(kWarpM % kMmaM == 0 && kWarpN % kMmaN == 0, "mma tiles must tile the warp");
@@ -511,43 +527,51 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   };
 
   // Prologue 2: start the first kStages tiles, one commit group each (empty past the last tile),
-  // then split tile 0 and read its first fragments.
+  // then split tile 0.
 #pragma unroll
   for (int s = 0; s < T::kStages; ++s) {
     if (s < num_tiles) issue(s, s);
     sgemm::cp_async_commit();
   }
-  uint32_t fa[2][2][T::kFragsM][4];  // [buffer = k-step parity][big, small]
-  uint32_t fb[2][2][T::kFragsN][2];
+  // Fragments: [buffer][big, small]; with two buffers, buffer = k-step parity.
+  constexpr int kBuffers = SGEMM_FRAGMENT_BUFFERS;
+  static_assert(kBuffers == 1 || kBuffers == 2, "SGEMM_FRAGMENT_BUFFERS is 1 or 2");
+  uint32_t fa[kBuffers][2][T::kFragsM][4];
+  uint32_t fb[kBuffers][2][T::kFragsN][2];
   sgemm::cp_async_wait<T::kStages - 1>();
   split_stage(0);
   __syncthreads();
-  load_frags(0, 0, fa[0], fb[0]);
+  if constexpr (kBuffers == 2) load_frags(0, 0, fa[0], fb[0]);
 
-  // Main loop: the fragments of k-step s + 1 are read before the mma of k-step s issue (CUTLASS's
-  // mma_multistage order), so their latency hides behind 3 kFragsM kFragsN mma. At a tile's last
-  // k-step the next tile's first fragments are read, after this thread's copies of that tile
-  // have landed (at most kStages - 2 groups pending: every boundary commits one group), it has
-  // split them and the barrier has published the whole split stage. That barrier also says every
-  // warp has read all of tile t's fragments, so tile t's stage takes tile t + kStages: all kStages
-  // stages are in flight.
+  // Main loop. Each k-step reads its fragments and issues its 3 kFragsM kFragsN mma; the other
+  // warps' mma cover the loads' latency (with two buffers, the fragments of k-step s + 1 are read
+  // before the mma of k-step s issue instead). At a tile's last k-step this thread waits for its
+  // copies of the next tile (at most kStages - 2 groups pending: every boundary commits one group)
+  // and splits them (SGEMM_SPLIT_EARLY moves this earlier), and the barrier publishes the whole
+  // split stage. That barrier also says every warp has read all of tile t's fragments (the last
+  // k-step's were read before it), so tile t's stage takes tile t + kStages: all kStages stages
+  // are in flight.
   int read_stage = 0;
   for (int tile = 0; tile < num_tiles; ++tile) {
     const int next_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
 #pragma unroll
     for (int s = 0; s < T::kSteps; ++s) {
-      const int cur = s % 2;
-      // A's small parts of this k-step: issued first, their latency covered by the next loads.
+      const int cur = kBuffers == 2 ? s % 2 : 0;
+      if constexpr (kBuffers == 1) load_frags(read_stage, s * kMmaK, fa[0], fb[0]);
+      // A's small parts of this k-step, read here: one set of them in registers, not two.
       if constexpr (T::kSplitInShared) load_a_small(read_stage, s * kMmaK, fa[cur][1]);
-      if (s + 1 < T::kSteps) {
-        load_frags(read_stage, (s + 1) * kMmaK, fa[cur ^ 1], fb[cur ^ 1]);
-      } else if (tile + 1 < num_tiles) {
+      if constexpr (kBuffers == 2) {
+        if (s + 1 < T::kSteps) load_frags(read_stage, (s + 1) * kMmaK, fa[cur ^ 1], fb[cur ^ 1]);
+      }
+      if (s == T::kSplitAt && tile + 1 < num_tiles) {
         sgemm::cp_async_wait<T::kStages - 2>();
         split_stage(next_stage);
+      }
+      if (s + 1 == T::kSteps && tile + 1 < num_tiles) {
         __syncthreads();
         if (tile + T::kStages < num_tiles) issue(tile + T::kStages, read_stage);
         sgemm::cp_async_commit();
-        load_frags(next_stage, 0, fa[cur ^ 1], fb[cur ^ 1]);
+        if constexpr (kBuffers == 2) load_frags(next_stage, 0, fa[cur ^ 1], fb[cur ^ 1]);
       }
       if constexpr (!T::kSplitInShared) split_in_registers(fa[cur], fb[cur]);
       mma_step(fa[cur], fb[cur]);
