@@ -209,9 +209,15 @@ struct TileShape {
 constexpr TileShape kTile{SGEMM_TILE};
 using MainTile =
     Tile<kTile.block_m, kTile.block_n, kTile.block_k, kTile.warp_m, kTile.warp_n, kTile.stages>;
-// For problems whose big tiles would leave SMs idle (README.md, "Every shape"). One block
-// per SM, as the main tile: its registers (over 128 a thread) allow no second one.
-using SmallTile = Tile<64, 128, 32, 32, 32, 3>;
+// For problems whose big tiles would leave SMs idle (README.md, "Every shape"): the main tile's
+// 64 x 32 warps, 4 of them, and 2 stages, so that two blocks fit an SM (2 x 103,424 bytes of
+// shared memory, 2 x 128 threads x at most 255 registers): 8 warps per SM, as the main tile.
+// SGEMM_SMALL_TILE = 64, 128, 32, 32, 32, 3 is the earlier small tile, 8 warps of 32 x 32 and
+// one block per SM (the variant small_warps_32).
+#ifndef SGEMM_SMALL_TILE
+#define SGEMM_SMALL_TILE 64, 128, 32, 64, 32, 2
+#endif
+using SmallTile = Tile<SGEMM_SMALL_TILE>;
 // For C at most 64 columns wide, which fills half of the other tiles' 128 columns: four warps of
 // 64 x 32, 128 threads, and 16-deep K tiles so that two blocks fit an SM (README.md, "Every
 // shape").
