@@ -60,6 +60,13 @@
 #ifndef SGEMM_SPLIT_IN_SHARED
 #define SGEMM_SPLIT_IN_SHARED 1
 #endif
+// SGEMM_TILE_BARRIER: how the warps meet at a tile's end. 1 (default): an mbarrier, each thread
+// arriving once it has split its chunks of the next tile and waiting only after it has issued the
+// last k-step's mma; 0: __syncthreads() before that k-step's mma (README.md, "Attribution and
+// variants": `syncthreads`).
+#ifndef SGEMM_TILE_BARRIER
+#define SGEMM_TILE_BARRIER 1
+#endif
 // SGEMM_FRAGMENT_BUFFERS = 2 reads the fragments of k-step s + 1 while the mma of k-step s issue
 // (two register sets, CUTLASS's mma_multistage order); 1, the default, reads each k-step's
 // fragments at the k-step, one set. On the H100 one set ran 1.4-2.7 % faster (README.md,
@@ -240,6 +247,31 @@ __host__ __device__ constexpr int warp_column(int j, int x) {
 // and "The range").
 using sgemm::split_tf32;
 using Split = sgemm::Tf32Split;
+
+// The tile's end as an mbarrier (SGEMM_TILE_BARRIER = 1): 8 bytes of shared memory that complete a
+// phase when all kThreads threads have arrived. Arriving does not wait: the thread goes on issuing
+// mma and waits for the phase later. Arrive has release and test_wait acquire semantics, so the
+// shared-memory writes (the split) and reads (the fragments) a thread made before arriving are
+// ordered before whatever another thread does after its wait returns. sm_80 and newer.
+[[maybe_unused]] __device__ __forceinline__ void tile_barrier_init(uint32_t bar, uint32_t threads) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(threads) : "memory");
+}
+[[maybe_unused]] __device__ __forceinline__ uint64_t tile_barrier_arrive(uint32_t bar) {
+  uint64_t phase;
+  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];\n" : "=l"(phase) : "r"(bar) : "memory");
+  return phase;
+}
+[[maybe_unused]] __device__ __forceinline__ void tile_barrier_wait(uint32_t bar, uint64_t phase) {
+  uint32_t done;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.test_wait.shared.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, "
+        "p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "l"(phase)
+        : "memory");
+  } while (!done);
+}
 
 // The tensor cores' partial sums `part` join the FP32 totals `acc` (an FP32 add, correctly
 // rounded, on the CUDA cores) and restart from zero.
@@ -553,11 +585,28 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   // warps' mma cover the loads' latency (with two buffers, the fragments of k-step s + 1 are read
   // before the mma of k-step s issue instead). At a tile's last k-step this thread waits for its
   // copies of the next tile (at most kStages - 2 groups pending: every boundary commits one group)
-  // and splits them (SGEMM_SPLIT_EARLY moves this earlier), and the barrier publishes the whole
-  // split stage. That barrier also says every warp has read all of tile t's fragments (the last
-  // k-step's were read before it), so tile t's stage takes tile t + kStages: all kStages stages
-  // are in flight.
+  // and splits them (SGEMM_SPLIT_EARLY moves this earlier); the barrier then publishes the whole
+  // split stage. It also says every warp has read all of tile t's fragments (the last k-step's
+  // were read before it), so tile t's stage takes tile t + kStages: all kStages stages are in
+  // flight. With the mbarrier the thread arrives there and waits only after the last k-step's
+  // mma, so a warp that reaches the tile's end early keeps the tensor cores busy meanwhile.
+  constexpr bool kMbarrier = SGEMM_TILE_BARRIER == 1;
+  __shared__ uint64_t tile_end;  // the mbarrier
+  const uint32_t barrier = static_cast<uint32_t>(__cvta_generic_to_shared(&tile_end));
+  if constexpr (kMbarrier) {
+    if (tid == 0) tile_barrier_init(barrier, T::kThreads);
+    __syncthreads();
+  }
   int read_stage = 0;
+  // After the barrier: tile t's stage takes tile t + kStages.
+  auto refill = [&](int tile, int cur) {
+    if (tile + T::kStages < num_tiles) issue(tile + T::kStages, read_stage);
+    sgemm::cp_async_commit();
+    if constexpr (kBuffers == 2) {
+      const int next_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
+      load_frags(next_stage, 0, fa[cur ^ 1], fb[cur ^ 1]);
+    }
+  };
   for (int tile = 0; tile < num_tiles; ++tile) {
     const int next_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
 #pragma unroll
@@ -573,16 +622,26 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
         sgemm::cp_async_wait<T::kStages - 2>();
         split_stage(next_stage);
       }
-      if (s + 1 == T::kSteps && tile + 1 < num_tiles) {
-        __syncthreads();
-        if (tile + T::kStages < num_tiles) issue(tile + T::kStages, read_stage);
-        sgemm::cp_async_commit();
-        if constexpr (kBuffers == 2) load_frags(next_stage, 0, fa[cur ^ 1], fb[cur ^ 1]);
+      const bool tile_end_step = s + 1 == T::kSteps && tile + 1 < num_tiles;
+      uint64_t phase = 0;
+      if (tile_end_step) {
+        if constexpr (kMbarrier) {
+          phase = tile_barrier_arrive(barrier);
+        } else {
+          __syncthreads();
+          refill(tile, cur);
+        }
       }
       if constexpr (!T::kSplitInShared) split_in_registers(fa[cur], fb[cur]);
       mma_step(fa[cur], fb[cur]);
       if constexpr (T::kStepsPerPromote > 0) {
         if ((s + 1) % T::kStepsPerPromote == 0) promote<T>(acc, part);
+      }
+      if constexpr (kMbarrier) {
+        if (tile_end_step) {
+          tile_barrier_wait(barrier, phase);
+          refill(tile, cur);
+        }
       }
     }
     if constexpr (T::kTilesPerPromote > 0) {

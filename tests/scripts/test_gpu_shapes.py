@@ -6,7 +6,8 @@
   run under the sanitizers, so that a shape list edited later cannot drop one unnoticed;
 - the registered tests (`ctest -N` in the build folder): synccheck for every chapter that includes
   common/tma.h (the mbarrier chapters) and none other, in the sanitizer part, and the padded and
-  accuracy-contract tests in the tensor-core part."""
+  accuracy-contract tests in the tensor-core part; a synccheck test, too, for 09, whose warps meet
+  on an mbarrier without TMA."""
 
 import math
 import os
@@ -20,6 +21,7 @@ from chapters import CHAPTERS, chapter_source  # noqa: E402  (helpers puts scrip
 
 GPU_TESTS = REPO / "cmake" / "GpuTests.cmake"
 INCLUDES_TMA = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"common/tma\.h"', re.MULTILINE)
+USES_MBARRIER = re.compile(r'"mbarrier\.')
 # The launchers of chapters 11 and 12 take their big tile, 256 x 128, unless it gives fewer
 # blocks than half the SMs; then the small one (takes_small_tile). The GPU tests run on the H100.
 H100_SMS = 132
@@ -92,6 +94,18 @@ class RegisteredTestsTest(unittest.TestCase):
                               capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         return set(re.findall(r"Test +#[0-9]+: (\S+)", proc.stdout))
+
+    def test_synccheck_for_every_chapter_that_uses_mbarriers(self):
+        # 09 meets its warps at a tile's end on an mbarrier without TMA (sm_80's mbarrier).
+        users = [c for c in CHAPTERS
+                 if USES_MBARRIER.search(chapter_source(c).read_text(encoding="utf-8"))
+                 or INCLUDES_TMA.search(chapter_source(c).read_text(encoding="utf-8"))]
+        self.assertIn("09_3xtf32", users)
+        sanitizers = self.listed("^gpu_sanitizers$")
+        for chapter in users:
+            with self.subTest(chapter=chapter):
+                self.assertTrue(any(t.startswith(chapter + ".") and t.endswith("synccheck")
+                                    for t in sanitizers), sorted(sanitizers))
 
     def test_synccheck_wherever_mbarriers_are_used_in_the_sanitizer_part(self):
         tma = [c for c in CHAPTERS
