@@ -406,10 +406,11 @@ __device__ __forceinline__ void split_chunk(float* p) {
 // visible to this thread, PTX ISA "cp.async.wait_group"), the thread splits exactly the chunks it
 // copied: the kPassesA + kPassesB positions copy_tile() writes, whether as one 16-byte copy or
 // four 4-byte ones (K % 4 != 0, N % 4 != 0), and whether zero-filled past an edge or not. Every
-// position a fragment load reads is one of them, so after the __syncthreads() that follows, the
-// stage holds big and small for every element. No other thread touches these chunks between the
-// wait and that barrier: the fragment loads of the stage's previous tile ended before an earlier
-// barrier, and no thread reads the stage before the next one.
+// position a fragment load reads is one of them, so after the barrier that follows (the tile's-end
+// mbarrier, or __syncthreads()), the stage holds big and small for every element. No other thread
+// touches these chunks between the wait and that barrier: the fragment loads of the stage's
+// previous tile ended before an earlier barrier, and no thread reads the stage before the next
+// one.
 template <class T>
 __device__ __forceinline__ void split_own_chunks(float* stage, const CopyPlan<T>& p) {
 #pragma unroll
