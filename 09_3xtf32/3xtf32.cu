@@ -69,7 +69,7 @@
 #endif
 // SGEMM_FRAGMENT_BUFFERS = 2 reads the fragments of k-step s + 1 while the mma of k-step s issue
 // (two register sets, CUTLASS's mma_multistage order); 1, the default, reads each k-step's
-// fragments at the k-step, one set. On the H100 one set ran 1.4-2.7 % faster (README.md,
+// fragments at the k-step, one set. On the H100 one set ran 1.2-3.4 % faster (README.md,
 // "Attribution and variants": `fragments_ahead`).
 #ifndef SGEMM_FRAGMENT_BUFFERS
 #define SGEMM_FRAGMENT_BUFFERS 1
