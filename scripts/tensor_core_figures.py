@@ -32,6 +32,9 @@ source (out_of_date()).
   09_3xtf32/figures/rounds.png           split-K for the last round: the launcher's model of the
                                          time against the number of K slices for two shapes, with
                                          the two plans measured in tensor_cores/parts_848b91d.txt
+  09_3xtf32/figures/tile_end.png         a K tile's end for the block's warps (SGEMM_TILE), with
+                                         __syncthreads() and with the mbarrier
+                                         (SGEMM_TILE_BARRIER), schematic durations
   10_wgmma/figures/wgmma.png             the wgmma kernel (SGEMM_TILE): block -> warpgroups ->
                                          wgmma row blocks, the 128-byte swizzle of the A tile,
                                          the lanes' B^T register operand
@@ -302,6 +305,8 @@ def signatures(root):
             ("09_3xtf32", "split.png"): split_signature(),
             ("09_3xtf32", "promotion.png"): table_signature(root / PROMOTION_CSV),
             ("09_3xtf32", "rounds.png"): rounds_signature09(root),
+            ("09_3xtf32", "tile_end.png"): tile_end_signature(tile_of(root / SOURCE09),
+                                                              parse_parameters(root / SOURCE09)),
             ("10_wgmma", "wgmma.png"): hopper_signature(hopper),
             ("10_wgmma", "pipeline.png"): pipeline_signature(hopper)}
 
@@ -1305,6 +1310,117 @@ def draw_split(plt, out):
     plt.close(fig)
 
 
+# tile_end.png: a K tile's end for the warps of 09's block, schematic. Each warp's k-steps take
+# one unit; the split of the next tile takes 0.6 to 1.1 units, different for each warp (as the
+# copies land at different times), and the warps start the tile up to 0.15 units apart.
+TILE_END_MMA = 1.0
+
+
+def tile_end_timings(warps, steps, barrier):
+    """Per warp: [(start, end, kind)] for the tile's k-steps, the split, the waits and the next
+    tile's first k-step; kind is "mma", "split", "wait" or "next". barrier 0: __syncthreads()
+    before the last k-step's mma; 1: the mbarrier, arrive after the split, wait after that mma."""
+    offset = [0.15 * ((3 * w) % warps) / max(1, warps - 1) for w in range(warps)]
+    split = [0.6 + 0.5 * ((5 * w) % warps) / max(1, warps - 1) for w in range(warps)]
+    split_end = [offset[w] + (steps - 1) * TILE_END_MMA + split[w] for w in range(warps)]
+    everyone = max(split_end)
+    lanes = []
+    for w in range(warps):
+        bars = [(offset[w] + i * TILE_END_MMA, offset[w] + (i + 1) * TILE_END_MMA, "mma")
+                for i in range(steps - 1)]
+        bars.append((split_end[w] - split[w], split_end[w], "split"))
+        if barrier == 0:
+            if split_end[w] < everyone:
+                bars.append((split_end[w], everyone, "wait"))
+            last = everyone
+        else:
+            last = split_end[w]
+        bars.append((last, last + TILE_END_MMA, "mma"))
+        start_next = last + TILE_END_MMA
+        if barrier == 1 and start_next < everyone:
+            bars.append((start_next, everyone, "wait"))
+            start_next = everyone
+        bars.append((start_next, start_next + TILE_END_MMA, "next"))
+        lanes.append(bars)
+    return lanes
+
+
+def tile_end_signature(tile, params):
+    """What tile_end.png is drawn from: 09's tile (warps, k-steps) and its barrier switch."""
+    return (tile_signature(tile) + f"; SGEMM_TILE_BARRIER = {params.get('SGEMM_TILE_BARRIER', 0)}"
+            "; schematic durations: mma 1, split 0.6-1.1, start offsets 0-0.15")
+
+
+def tile_end_idle(lanes):
+    """[(start, end)] of the times, from the first warp's start to the last warp's end, at which
+    no warp issues mma: the tensor cores idle."""
+    busy = sorted((start, end) for bars in lanes for start, end, kind in bars
+                  if kind in ("mma", "next"))
+    idle, reached = [], busy[0][0]
+    for start, end in busy:
+        if start > reached:
+            idle.append((reached, start))
+        reached = max(reached, end)
+    return idle
+
+
+def draw_tile_end(plt, tile, params, out):
+    """09's K tile's end, __syncthreads() above, the mbarrier below, for the warps of the block,
+    with a lane for the SM's tensor cores: idle where no warp issues mma."""
+    from matplotlib.patches import Rectangle
+    warps = (tile["block_m"] // tile["warp_m"]) * (tile["block_n"] // tile["warp_n"])
+    steps = tile["block_k"] // 8
+    default = params.get("SGEMM_TILE_BARRIER", 0)
+    colours = {"mma": "#0969da", "split": "#fb8500", "wait": "#d0d7de", "next": "#54aeff"}
+    fig, axes = plt.subplots(2, 1, figsize=(11, 2.8 + 0.55 * warps), sharex=True)
+    idle_total, end = {}, 0.0
+    for ax, barrier in zip(axes, (0, 1)):
+        lanes = tile_end_timings(warps, steps, barrier)
+        for w, bars in enumerate(lanes):
+            for start, stop, kind in bars:
+                ax.add_patch(Rectangle((start, w + 1.1), stop - start, 0.8,
+                                       facecolor=colours[kind], edgecolor="white", lw=0.5))
+            if barrier == 1:
+                arrive = [bar for bar in bars if bar[2] == "split"][0][1]
+                ax.plot([arrive], [w + 1.5], marker="v", color="black", ms=5)
+        idle = tile_end_idle(lanes)
+        idle_total[barrier] = sum(stop - start for start, stop in idle)
+        ax.add_patch(Rectangle((0, 0.1), max(b[1] for bars in lanes for b in bars), 0.8,
+                               facecolor="#57606a"))
+        for start, stop in idle:
+            ax.add_patch(Rectangle((start, 0.1), stop - start, 0.8, facecolor="white",
+                                   edgecolor="#cf222e", hatch="///", lw=0.8))
+            ax.text((start + stop) / 2, 0.5, f"idle {stop - start:.2f}", ha="center",
+                    va="center", fontsize=7, color="#cf222e")
+        end = max(end, max(b[1] for bars in lanes for b in bars))
+        ax.set_ylim(warps + 1, 0)
+        ax.set_yticks([0.5] + [w + 1.5 for w in range(warps)])
+        ax.set_yticklabels(["tensor cores"] + [f"warp {w}" for w in range(warps)], fontsize=7)
+        name = ("__syncthreads() before the last k-step's mma" if barrier == 0 else
+                "mbarrier: arrive after the split (v), wait after the last k-step's mma")
+        ax.set_title(name + ("  (the default)" if barrier == default else ""), fontsize=9,
+                     loc="left")
+    axes[1].set_xlim(0, end + 0.3)
+    axes[1].set_xlabel("time (schematic: one warp's mma of a k-step = 1; the warps share the "
+                       "SM's tensor cores, which idle where no warp issues mma)")
+    per_step = 3 * (tile["warp_m"] // 16) * (tile["warp_n"] // 8)  # mma.sync per warp, 3xTF32
+    handles = [Rectangle((0, 0), 1, 1, facecolor=c) for c in colours.values()]
+    fig.legend(handles, [f"mma of a k-step ({per_step} per warp)",
+                         "split of the next tile's chunks", "waiting for the other warps",
+                         "the next tile's first k-step"],
+               fontsize=7, loc="upper right", ncol=4, bbox_to_anchor=(0.99, 0.955))
+    fig.suptitle(f"09_3xtf32: the end of a K tile of {tile['block_k']} ({steps} k-steps), "
+                 f"{warps} warps of {tile['warp_m']} x {tile['warp_n']}, {tile['stages']} stages: "
+                 f"tensor cores idle {idle_total[0]:.2f} with __syncthreads(), "
+                 f"{idle_total[1]:.2f} with the mbarrier", fontsize=9, x=0.01, ha="left")
+    fig.text(0.01, 0.005, "drawn by scripts/tensor_core_figures.py from 09_3xtf32/3xtf32.cu's "
+             "SGEMM_TILE and SGEMM_TILE_BARRIER; durations schematic, the measured effect is in "
+             "the README", fontsize=7, color="#57606a")
+    fig.tight_layout(rect=(0, 0.02, 1, 0.93))
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
 def draw_promotion(plt, table, out):
     """Error (rms and max, relative to rms(C)) and TFLOP/s against the promotion interval."""
     import csv
@@ -1385,6 +1501,8 @@ def main(argv):
             ("09_3xtf32", "split.png"): lambda p: draw_split(plt, p),
             ("09_3xtf32", "promotion.png"): lambda p: draw_promotion(plt, root / PROMOTION_CSV, p),
             ("09_3xtf32", "rounds.png"): lambda p: draw_rounds(plt, root, p),
+            ("09_3xtf32", "tile_end.png"): lambda p: draw_tile_end(
+                plt, tile_of(root / SOURCE09), parse_parameters(root / SOURCE09), p),
             ("10_wgmma", "wgmma.png"): lambda p: draw_wgmma(plt, hopper, p),
             ("10_wgmma", "pipeline.png"): lambda p: draw_pipeline(plt, hopper, p)}
     for (chapter, name), draw in jobs.items():

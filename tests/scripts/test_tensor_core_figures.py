@@ -344,6 +344,10 @@ class TensorCoreFiguresTest(unittest.TestCase):
                 self.assertEqual(stale(root), ["08_tensor_cores/figures/fragments.png"])
             with mock.patch.object(tensor_core_figures, "SPLIT_SHIFT", 12):
                 self.assertEqual(stale(root), ["09_3xtf32/figures/split.png"])
+            edit(root / tensor_core_figures.SOURCE09, r"^#define SGEMM_TILE_BARRIER .*$",
+                 "#define SGEMM_TILE_BARRIER 0")
+            self.assertEqual(stale(root), ["09_3xtf32/figures/tile_end.png"])
+            sources(root)
             # A figure saved without a stamp is out of date too.
             from PIL import Image
             plain = root / "09_3xtf32" / "figures" / "split.png"
@@ -366,6 +370,26 @@ class TensorCoreFiguresTest(unittest.TestCase):
             for name in ("pipeline.png", "split_k.png"):
                 self.assertIn("block_k = 32, warp_m = 64, warp_n = 64, stages = 3",
                               stamped(root / "08_tensor_cores" / "figures" / name))
+
+    def test_tile_end_waits_as_the_barriers_do(self):
+        # __syncthreads(): every warp's last mma starts when the slowest split ends; the
+        # mbarrier: each warp's starts at its own split's end, and each waits after it for that
+        # same moment; the tensor cores idle less.
+        lanes = {b: tensor_core_figures.tile_end_timings(8, 4, b) for b in (0, 1)}
+        everyone = max(bar[1] for bars in lanes[0] for bar in bars if bar[2] == "split")
+        for w in range(8):
+            mma0 = [bar for bar in lanes[0][w] if bar[2] == "mma"]
+            mma1 = [bar for bar in lanes[1][w] if bar[2] == "mma"]
+            split1 = [bar for bar in lanes[1][w] if bar[2] == "split"][0]
+            self.assertEqual(len(mma0), 4)
+            self.assertAlmostEqual(mma0[-1][0], everyone)
+            self.assertAlmostEqual(mma1[-1][0], split1[1])
+            nxt = [bar for bar in lanes[1][w] if bar[2] == "next"][0]
+            self.assertGreaterEqual(nxt[0], everyone - 1e-9)
+        idle = {b: sum(e - s for s, e in tensor_core_figures.tile_end_idle(lanes[b]))
+                for b in (0, 1)}
+        self.assertGreater(idle[0], idle[1])
+        self.assertGreater(idle[1], 0)
 
     def test_wgmma_figures_follow_the_source(self):
         with tempfile.TemporaryDirectory() as tmp:
