@@ -86,24 +86,34 @@ PIPELINE_FIELDS = ("kBlockM", "kBlockN", "kBlockK", "kStages", "kInFlight")    #
 SWIZZLE_BYTES = 128  # wgmma's 128-byte swizzle: 16-byte chunk c of row r lands at c ^ (r % 8)
 
 
+def source_text(source):
+    """The source without its comments; a file it cannot read is a usage error."""
+    try:
+        return strip_comments(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: cannot read: {error}") from None
+
+
+def define_ints(text, source, name):
+    """The integers of `#define <name> a, b, ...` in a source's text."""
+    found = re.search(rf"^\s*#define\s+{name}\s+(.+)$", text, flags=re.M)
+    if not found:
+        raise UsageError(f"{source}: no `#define {name}` default")
+    try:
+        return [int(v) for v in found.group(1).split(",")]
+    except ValueError:
+        raise UsageError(f"{source}: {name} is not a list of integers: "
+                         f"{found.group(1).strip()}") from None
+
+
 def hopper_tile_of(source):
     """{HOPPER_FIELDS: value} of the wgmma kernel's default tile: the `#define SGEMM_TILE` values
     matched to the template parameters of the struct `using X = HopperTile<SGEMM_TILE>` names,
     its `static constexpr int kName = <parameter, literal or SGEMM_ switch>;` lines (a switch
     takes its `#define SGEMM_X <int>` default), and the m/n/k of the wgmma the kernel issues
     (the wrapper it calls, sgemm::wgmma_m<m>n<n>k<k>_tf32, or the instruction itself)."""
-    try:
-        text = strip_comments(Path(source).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{source}: cannot read: {error}") from None
-    default = re.search(r"^\s*#define\s+SGEMM_TILE\s+(.+)$", text, flags=re.M)
-    if not default:
-        raise UsageError(f"{source}: no `#define SGEMM_TILE` default")
-    try:
-        values = [int(v) for v in default.group(1).split(",")]
-    except ValueError:
-        raise UsageError(f"{source}: SGEMM_TILE is not a list of integers: "
-                         f"{default.group(1).strip()}") from None
+    text = source_text(source)
+    values = define_ints(text, source, "SGEMM_TILE")
     names, struct = tile_struct(text, source, values)
     given = dict(zip(names, values))
     switches = {name: int(value) for name, value in
@@ -140,7 +150,7 @@ def hopper_tile_of(source):
                "fewer than 2 + kInFlight stages")]
     for ok, why in checks:
         if not ok:
-            raise UsageError(f"{source}: SGEMM_TILE {default.group(1).strip()}: {why}")
+            raise UsageError(f"{source}: SGEMM_TILE {', '.join(map(str, values))}: {why}")
     return {n: tile[n] for n in HOPPER_FIELDS}
 
 
@@ -194,14 +204,7 @@ PREPARED_FIELDS = ("block_m", "block_n", "block_k", "warp_m", "warp_n", "stages"
 def prepared_tile_of(source):
     """{block_m, ..., stages} of the default `#define SGEMM_PREPARED_TILE a, b, ...` (the fields
     of TileShape, in order)."""
-    try:
-        text = strip_comments(Path(source).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{source}: cannot read: {error}") from None
-    found = re.search(r"^\s*#define\s+SGEMM_PREPARED_TILE\s+([\d\s,]+)$", text, flags=re.M)
-    if not found:
-        raise UsageError(f"{source}: no `#define SGEMM_PREPARED_TILE` default of integers")
-    values = [int(v) for v in found.group(1).split(",")]
+    values = define_ints(source_text(source), source, "SGEMM_PREPARED_TILE")
     if len(values) != len(PREPARED_FIELDS):
         raise UsageError(f"{source}: SGEMM_PREPARED_TILE has {len(values)} values, not "
                          f"{len(PREPARED_FIELDS)}")
@@ -969,10 +972,7 @@ def plan_tiles(m, n, k, big, small, sms, split_k=True):
 def small_tile_of(source):
     """{block_m, block_n, block_k, warp_m, warp_n, stages} of `using SmallTile = Tile<...>;`,
     matched to the names of Tile's template parameters (kBlockM_ -> block_m)."""
-    try:
-        text = strip_comments(Path(source).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{source}: cannot read: {error}") from None
+    text = source_text(source)
     small = re.search(r"\busing\s+SmallTile\s*=\s*(\w+)\s*<([\d\s,]+)>\s*;", text)
     if not small:
         raise UsageError(f"{source}: no `using SmallTile = Tile<...>;` with integer values")
@@ -1151,10 +1151,7 @@ def plan_split_k_rounds(m, n, k, tiles, slots, block_m, block_n, block_k, min_sl
 
 def rounds_constants(source):
     """{name: value} of ROUNDS_CONSTANTS, `constexpr double kName = <number>;` in 09's source."""
-    try:
-        text = strip_comments(Path(source).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{source}: cannot read: {error}") from None
+    text = source_text(source)
     found = {name: float(value) for name, value in
              re.findall(r"constexpr\s+double\s+(k\w+)\s*=\s*([0-9.eE+-]+)\s*;", text)}
     missing = [name for name in ROUNDS_CONSTANTS if name not in found]
