@@ -14,17 +14,20 @@
 // error goes: the accumulation"), so every kPromote k-steps the tensor-core partial sums are added
 // into separate FP32 accumulators on the CUDA cores and restarted from zero. The pipeline is
 // chapter 08's (cp.async, padded shared memory, ldmatrix for A: the wrappers in common/), with
-// two changes for speed: each element is split once per block, in shared memory, by the thread
+// three changes for speed: each element is split once per block, in shared memory, by the thread
 // that copied it, not once per warp that reads it (split_own_chunks()); B sits in "pair rows" so
-// that one LDS.128 gives the (b0, b1) register pairs of two mma (Tile::kStrideB). The launcher
-// picks the tile and splits K per shape as chapter 08's does (common/split_k.h) and, where K or N
-// is not a multiple of 4 and it pays, first copies A and B into rows padded to 4 floats, so that
-// every copy is 16 bytes (chapter 07's padded B; padding_for()). Precision contract: FP32 (verified
-// against cuBLAS CUBLAS_COMPUTE_32F, TF32 off, with the FP32 tolerance; its speed is compared with
-// that mode) for finite inputs whose products and sums are finite in FP32 and whose nonzero
-// elements are at least 2^-114 in magnitude; smaller ones have subnormal small parts, which TF32
-// holds only to multiples of 2^-136 (README.md, "The range"). Limits: sm_80 or newer (TF32
-// mma.sync); every shape. Example: build/bin/09_3xtf32 --size 4096
+// that one LDS.128 gives the (b0, b1) register pairs of two mma (Tile::kStrideB); and the warps
+// meet at a K tile's end on an mbarrier, arriving once they have split and waiting after the last
+// k-step's mma (tile_barrier_arrive/wait), so that no warp idles the tensor cores waiting for the
+// slowest one's split. The launcher picks the tile and splits K per shape as chapter 08's does
+// (common/split_k.h) and, where K or N is not a multiple of 4 and it pays, first copies A and B
+// into rows padded to 4 floats, so that every copy is 16 bytes (chapter 07's padded B;
+// padding_for()). Precision contract: FP32 (verified against cuBLAS CUBLAS_COMPUTE_32F, TF32 off,
+// with the FP32 tolerance; its speed is compared with that mode) for finite inputs whose products
+// and sums are finite in FP32 and whose nonzero elements are at least 2^-114 in magnitude; smaller
+// ones have subnormal small parts, which TF32 holds only to multiples of 2^-136 (README.md, "The
+// range"). Limits: sm_80 or newer (TF32 mma.sync); every shape.
+// Example: build/bin/09_3xtf32 --size 4096
 
 #include <algorithm>
 #include <cstdint>
