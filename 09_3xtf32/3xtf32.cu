@@ -603,13 +603,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
   }
   int read_stage = 0;
   // After the barrier: tile t's stage takes tile t + kStages.
-  auto refill = [&](int tile, int cur) {
+  auto refill = [&](int tile, int cur, int next_stage) {
     if (tile + T::kStages < num_tiles) issue(tile + T::kStages, read_stage);
     sgemm::cp_async_commit();
-    if constexpr (kBuffers == 2) {
-      const int next_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
-      load_frags(next_stage, 0, fa[cur ^ 1], fb[cur ^ 1]);
-    }
+    if constexpr (kBuffers == 2) load_frags(next_stage, 0, fa[cur ^ 1], fb[cur ^ 1]);
   };
   for (int tile = 0; tile < num_tiles; ++tile) {
     const int next_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
@@ -633,7 +630,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
           phase = tile_barrier_arrive(barrier);
         } else {
           __syncthreads();
-          refill(tile, cur);
+          refill(tile, cur, next_stage);
         }
       }
       if constexpr (!T::kSplitInShared) split_in_registers(fa[cur], fb[cur]);
@@ -644,7 +641,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocksPerSm)
       if constexpr (kMbarrier) {
         if (tile_end_step) {
           tile_barrier_wait(barrier, phase);
-          refill(tile, cur);
+          refill(tile, cur, next_stage);
         }
       }
     }
